@@ -1,0 +1,147 @@
+"""``companion chomp judge`` and ``companion chomp replay``: CHOMP! from JSON files."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+
+from companion.errors import InputError
+from companion.games.chomp import (
+    Hand,
+    Outcome,
+    Reason,
+    Replay,
+    Slap,
+    Verdict,
+    first_presses,
+    judge_request_from_dict,
+    replay_from_dict,
+)
+from companion.io import dump_json, read_json, source_name
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    chomp = commands.add_parser("chomp", help="CHOMP!, the slap card game")
+    sub = chomp.add_subparsers(dest="chomp_command", metavar="COMMAND", required=True)
+
+    judge = sub.add_parser(
+        "judge",
+        help="decide one round from a JSON file",
+        description="Decide one CHOMP! round (shared/spec/formats.md).",
+    )
+    judge.add_argument("file", metavar="FILE|-", help="round JSON, or - for stdin")
+    judge.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    judge.set_defaults(handler=run_judge)
+
+    replay = sub.add_parser(
+        "replay",
+        help="replay a whole game from a JSON file",
+        description="Replay a CHOMP! game round by round and print the "
+        "counts, the pot and who is out.",
+    )
+    replay.add_argument("file", metavar="FILE|-", help="game JSON, or - for stdin")
+    replay.add_argument("--json", action="store_true", help="print the result as JSON")
+    replay.set_defaults(handler=run_replay)
+
+
+def _load(path: str, reader):  # type: ignore[no-untyped-def]
+    try:
+        return reader(read_json(path))
+    except InputError as exc:
+        raise exc if exc.source else exc.in_source(source_name(path)) from None
+
+
+def run_judge(args: argparse.Namespace) -> int:
+    request = _load(args.file, judge_request_from_dict)
+    verdict = request.verdict()
+    if args.json:
+        print(dump_json(verdict.to_dict()))
+        return 0
+    print(f"CHOMP! round: {request.mode}, tie window {request.tie_window_us} us")
+    print(table(request.round.cards, request.round.slaps))
+    print(headline(verdict))
+    for line in details(verdict):
+        print(f"  {line}")
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    replay: Replay = _load(args.file, replay_from_dict)
+    if args.json:
+        print(dump_json(replay.to_dict()))
+        return 0
+    game = replay.game
+    print(f"CHOMP! game: {', '.join(game.players)}")
+    for i, result in enumerate(replay.results, 1):
+        out = f"  (out: {', '.join(result.went_out)})" if result.went_out else ""
+        print(f"round {i:>3} [{result.mode}] {headline(result.verdict)}{out}")
+    print()
+    width = max(len(p) for p in game.players)
+    for player in game.players:
+        state = "out" if player in game.out else ""
+        print(f"  {player:<{width}}  {game.counts[player]:>3} cards  {state}")
+    print(f"  {'pot':<{width}}  {game.pot:>3} cards")
+    if game.over:
+        print(f"Game over: {game.winner} wins." if game.winner else "Game over: a draw.")
+    else:
+        print(f"Game goes on ({game.mode}).")
+    return 0
+
+
+def _show(hand: Hand) -> str:
+    return " + ".join(str(card) for card in hand)
+
+
+def table(cards: Mapping[str, Hand], slaps: tuple[Slap, ...]) -> str:
+    """The cards shown and each player's first slap, one line per seat."""
+    first = {s.player: s.t_us for s in first_presses(slaps)}
+    width = max(len(p) for p in cards)
+    shown = max(len(_show(h)) for h in cards.values())
+    lines = []
+    for player, hand in cards.items():
+        slap = f"slap {first[player]:+d} us" if player in first else ""
+        lines.append(f"  {player:<{width}}  {_show(hand):<{shown}}  {slap}".rstrip())
+    return "\n".join(lines)
+
+
+def _names(players: tuple[str, ...]) -> str:
+    return ", ".join(players) if players else "nobody"
+
+
+_SET_ASIDE_WHY = {
+    Outcome.TIE: "a tie",
+    Outcome.INK_OUT: "octopus ink-out: nobody may chomp",
+    Outcome.ALL_SAME: "every card shows the same lowest creature",
+    Outcome.WAR: "equal creatures: war, each player adds 2 face-down cards",
+}
+
+_WIN_WHY = {
+    Reason.SLAP: "first valid slap",
+    Reason.AUTOMATIC: "everyone else shows the lowest creature",
+    Reason.HIGHER_CARD: "higher card",
+    Reason.FEEDING_FRENZY: "feeding frenzy",
+}
+
+
+def headline(verdict: Verdict) -> str:
+    """One sentence a table can read aloud."""
+    if verdict.outcome is Outcome.WIN:
+        return f"{verdict.winner} wins ({_WIN_WHY[verdict.reason]})."
+    if verdict.outcome is Outcome.TIE:
+        return f"Tie between {_names(verdict.tied)}: the cards go to the pot."
+    if verdict.set_aside:
+        return f"Set aside ({_SET_ASIDE_WHY[verdict.outcome]}): the cards go to the pot."
+    return "No winner: nobody chomped in time; cards go back to their owners."
+
+
+def details(verdict: Verdict) -> list[str]:
+    lines = []
+    if verdict.winner is not None:
+        lines.append(f"{verdict.winner} takes the cards of: {_names(verdict.chomped)}")
+    if verdict.returned:
+        lines.append(f"back to their owners: {_names(verdict.returned)}")
+    if verdict.bad_chomps:
+        lines.append(f"bad chomps (a penalty card each): {_names(verdict.bad_chomps)}")
+    if verdict.ignored:
+        lines.append(f"presses that did not count: {_names(verdict.ignored)}")
+    return lines

@@ -1,0 +1,1 @@
+"""Pure rules engines, one module per game: no I/O, no clock, no threads, no GPIO."""
