@@ -21,6 +21,8 @@ def at(path: str, key: str | int) -> str:
     """The path of a member: ``at("rounds", 2) == "rounds[2]"``."""
     if isinstance(key, int):
         return f"{path}[{key}]"
+    if not key.isidentifier():
+        return f"{path}[{key!r}]"
     return f"{path}.{key}" if path else key
 
 
@@ -91,6 +93,8 @@ def integer(
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
+        elif isinstance(value, float):
+            raise fail(path, f"expected a whole number, got {value}")
         else:
             raise fail(path, f"expected a whole number, got {_kind(value)}")
     if minimum is not None and value < minimum:

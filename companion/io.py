@@ -37,6 +37,8 @@ def parse_json(text: str, source: str) -> Any:
         raise InputError(
             f"line {exc.lineno} column {exc.colno}", f"not JSON: {exc.msg}", source
         ) from None
+    except RecursionError:
+        raise InputError("", "nested too deeply to be a companion file", source) from None
 
 
 def read_json(path: str) -> Any:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from companion.errors import InputError
 from companion.games.chomp import (
     Hand,
     Outcome,
     Reason,
-    Replay,
     Slap,
     Verdict,
     first_presses,
@@ -18,6 +18,8 @@ from companion.games.chomp import (
     replay_from_dict,
 )
 from companion.io import dump_json, read_json, source_name
+
+T = TypeVar("T")
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,7 +46,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     replay.set_defaults(handler=run_replay)
 
 
-def _load(path: str, reader):  # type: ignore[no-untyped-def]
+def _load(path: str, reader: Callable[[object], T]) -> T:
+    """Read a JSON file through ``reader``; errors name the file."""
     try:
         return reader(read_json(path))
     except InputError as exc:
@@ -66,20 +69,25 @@ def run_judge(args: argparse.Namespace) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    replay: Replay = _load(args.file, replay_from_dict)
+    replay = _load(args.file, replay_from_dict)
     if args.json:
         print(dump_json(replay.to_dict()))
         return 0
     game = replay.game
     print(f"CHOMP! game: {', '.join(game.players)}")
     for i, result in enumerate(replay.results, 1):
-        out = f"  (out: {', '.join(result.went_out)})" if result.went_out else ""
-        print(f"round {i:>3} [{result.mode}] {headline(result.verdict)}{out}")
+        notes = []
+        if result.verdict.bad_chomps:
+            notes.append(f"bad chomp: {_names(result.verdict.bad_chomps)}")
+        if result.went_out:
+            notes.append(f"out: {_names(result.went_out)}")
+        extra = f"  ({'; '.join(notes)})" if notes else ""
+        print(f"round {i:>3} [{result.mode}] {headline(result.verdict)}{extra}")
     print()
     width = max(len(p) for p in game.players)
     for player in game.players:
-        state = "out" if player in game.out else ""
-        print(f"  {player:<{width}}  {game.counts[player]:>3} cards  {state}")
+        state = "  out" if player in game.out else ""
+        print(f"  {player:<{width}}  {game.counts[player]:>3} cards{state}")
     print(f"  {'pot':<{width}}  {game.pot:>3} cards")
     if game.over:
         print(f"Game over: {game.winner} wins." if game.winner else "Game over: a draw.")

@@ -495,6 +495,8 @@ class ChompGame:
                     self.winner = a if self.counts[a] > self.counts[b] else b
             else:
                 self.mode = Mode(self.two_player_end.value)
+                # C14's "after a war or ink-out" speaks of the two-player game's own rounds.
+                self.previous = None
         return went_out
 
     def total(self) -> int:

@@ -1,0 +1,1 @@
+"""Wire protocol, host client and MicroPython firmware for the Pico bridge."""
