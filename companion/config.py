@@ -162,7 +162,7 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
         used[pin] = path
         return pin
 
-    players = []
+    players: list[PlayerConfig] = []
     for i, item in enumerate(data.lst(raw["players"], "players")):
         here = data.at("players", i)
         p = data.obj(item, here, required=("name", "button"), optional=("led",))

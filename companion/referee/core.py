@@ -1,0 +1,466 @@
+"""The referee's round flow as a declared state machine, with time as an input.
+
+Nothing here reads a clock, sleeps or touches a pin: every call carries ``now_ns`` (the
+host's monotonic time) and every edge carries the stamp the hardware gave it, so a race
+between two presses 3 us apart is tested by writing down two numbers. The caller (the
+daemon) feeds edges, reveals and cards in, calls :meth:`Referee.tick` at
+:meth:`Referee.next_deadline`, and renders the cues, writes the journal entries and shows
+the messages it gets back in a :class:`Step`.
+
+Round flow (C4-C12)::
+
+    ready --start--> countdown --reveal--> revealed --decide--> ready | over
+    ready --reveal (button)--> revealed
+
+A round is decided at the earliest valid slap + tie window + a settle margin for presses
+still in flight; presses are ordered by stamp, never by arrival, and the verdict waits for
+the cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from companion.errors import RuleError
+from companion.games.chomp import (
+    ChompGame,
+    Hand,
+    Outcome,
+    Round,
+    RoundResult,
+    Slap,
+    Verdict,
+    judge,
+)
+from companion.referee.cues import Cue, Signal, cues_for_verdict
+from companion.referee.events import Edge, Reveal, SourceInfo, effective_tie_window_us
+
+
+class Phase(StrEnum):
+    READY = "ready"  # between rounds
+    COUNTDOWN = "countdown"  # beeping; the round is open, presses now are false starts
+    REVEALED = "revealed"  # cards are up: slaps race, cards are entered
+    OVER = "over"
+
+
+class Event(StrEnum):
+    START = "start"
+    REVEAL = "reveal"
+    DECIDE = "decide"
+    FINISH = "finish"
+
+
+# The whole flow in one place; any other move is a bug and raises.
+TRANSITIONS: dict[tuple[Phase, Event], Phase] = {
+    (Phase.READY, Event.START): Phase.COUNTDOWN,
+    (Phase.READY, Event.REVEAL): Phase.REVEALED,
+    (Phase.COUNTDOWN, Event.REVEAL): Phase.REVEALED,
+    (Phase.REVEALED, Event.DECIDE): Phase.READY,
+    (Phase.REVEALED, Event.FINISH): Phase.OVER,
+}
+
+
+class EdgeUse(StrEnum):
+    """What became of an edge; journalled with it so the audit can show every press."""
+
+    PRESS = "press"  # a press in an open round
+    RELEASE = "release"
+    BOUNCE = "bounce"  # within the lockout of the previous press of that button
+    STUCK = "stuck"  # the button is held down: ignored until released
+    BETWEEN_ROUNDS = "between_rounds"  # no round open
+    NOT_PLAYING = "not_playing"  # the player is out of the game
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The referee's timing settings, in nanoseconds."""
+
+    tie_window_us: int
+    settle_ns: int
+    lockout_ns: int
+    stuck_ns: int
+    round_timeout_ns: int
+    end_ns: int  # rounds no slap can win end this long after the reveal
+    countdown_beeps: int
+    countdown_interval_ns: int
+
+    @classmethod
+    def from_ms(
+        cls,
+        tie_window_us: int,
+        settle_ms: float = 5,
+        lockout_ms: float = 150,
+        stuck_ms: float = 2000,
+        round_timeout_s: float = 10,
+        end_ms: float = 1500,
+        countdown_beeps: int = 3,
+        countdown_interval_ms: float = 600,
+    ) -> Timing:
+        ms = 1_000_000
+        return cls(
+            tie_window_us,
+            int(settle_ms * ms),
+            int(lockout_ms * ms),
+            int(stuck_ms * ms),
+            int(round_timeout_s * 1000 * ms),
+            int(end_ms * ms),
+            countdown_beeps,
+            int(countdown_interval_ms * ms),
+        )
+
+
+@dataclass
+class ButtonState:
+    down_since_ns: int | None = None
+    last_press_ns: int | None = None
+    stuck: bool = False
+
+
+@dataclass
+class OpenRound:
+    number: int
+    opened_ns: int
+    reveal_ns: int | None = None
+    presses: list[tuple[str, int]] = field(default_factory=list)  # (player, stamp_ns)
+    cards: dict[str, Hand] | None = None
+    beeps_left: int = 0
+    next_beep_ns: int | None = None
+    restored: bool = False  # carried over from a journal: its deadlines have passed
+
+    def slaps(self) -> tuple[Slap, ...]:
+        """Presses as microseconds after the reveal (floor: 1 ns early is a false start)."""
+        assert self.reveal_ns is not None
+        return tuple(Slap(p, (stamp - self.reveal_ns) // 1000) for p, stamp in self.presses)
+
+
+@dataclass
+class Step:
+    """What one input produced, for the daemon to act on."""
+
+    cues: list[Cue] = field(default_factory=list)
+    journal: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    result: RoundResult | None = None
+
+    def extend(self, other: Step) -> None:
+        self.cues.extend(other.cues)
+        self.journal.extend(other.journal)
+        self.messages.extend(other.messages)
+        self.result = other.result or self.result
+
+
+class Referee:
+    """One CHOMP! game refereed round by round."""
+
+    def __init__(self, game: ChompGame, timing: Timing, sources: list[SourceInfo]) -> None:
+        self.game = game
+        self.timing = timing
+        self.sources = sources
+        self.tie_window_us, self.window_warning = effective_tie_window_us(
+            timing.tie_window_us, sources
+        )
+        game.tie_window_us = self.tie_window_us
+        self.phase = Phase.OVER if game.over else Phase.READY
+        self.buttons = {p: ButtonState() for p in game.players}
+        self.round: OpenRound | None = None
+        self.rounds_played = 0
+
+    # ---------------------------------------------------------------- the flow ---------
+
+    def _go(self, event: Event) -> None:
+        try:
+            self.phase = TRANSITIONS[(self.phase, event)]
+        except KeyError:
+            raise RuleError(f"cannot {event} while {self.phase}") from None
+
+    def start_info(self) -> dict[str, Any]:
+        """The journal's first entry: who plays, how, and how precise the clocks are."""
+        return {
+            "type": "start",
+            "version": 1,
+            "players": list(self.game.players),
+            "mode": str(self.game.mode),
+            "two_player_end": str(self.game.two_player_end),
+            "deal": dict(self.game.counts),
+            "tie_window_us": self.timing.tie_window_us,
+            "effective_tie_window_us": self.tie_window_us,
+            "sources": [
+                {
+                    "name": s.name,
+                    "timing": str(s.timing),
+                    "uncertainty_us": s.uncertainty_us,
+                    "detail": s.detail,
+                }
+                for s in self.sources
+            ],
+            "lockout_ms": self.timing.lockout_ns / 1e6,
+            "settle_ms": self.timing.settle_ns / 1e6,
+        }
+
+    def _open(self, now_ns: int) -> OpenRound:
+        self.round = OpenRound(self.rounds_played + 1, now_ns)
+        return self.round
+
+    def start_countdown(self, now_ns: int) -> Step:
+        """Open a round and begin the beeps; the reveal comes at the end of the countdown."""
+        self._go(Event.START)
+        rnd = self._open(now_ns)
+        rnd.beeps_left = self.timing.countdown_beeps
+        rnd.next_beep_ns = now_ns
+        step = Step(cues=[Cue(Signal.READY)])
+        step.journal.append(self._round_entry(rnd))
+        step.extend(self.tick(now_ns))
+        return step
+
+    def reveal(self, reveal: Reveal) -> Step:
+        """A reveal button or key: the round opens (if need be) and the cards are up."""
+        if self.phase is Phase.COUNTDOWN:
+            return Step(messages=["reveal ignored: the countdown is running"])
+        if self.phase is not Phase.READY:
+            return Step(messages=[f"reveal ignored while {self.phase}"])
+        rnd = self._open(reveal.stamp_ns)
+        step = Step(cues=[Cue(Signal.READY)], journal=[self._round_entry(rnd)])
+        step.extend(self._reveal_now(reveal.stamp_ns, reveal.how))
+        return step
+
+    def _round_entry(self, rnd: OpenRound) -> dict[str, Any]:
+        return {
+            "type": "round",
+            "n": rnd.number,
+            "mode": str(self.game.mode),
+            "opened_ns": rnd.opened_ns,
+        }
+
+    def _reveal_now(self, stamp_ns: int, how: str) -> Step:
+        assert self.round is not None
+        self._go(Event.REVEAL)
+        self.round.reveal_ns = stamp_ns
+        self.round.next_beep_ns = None
+        entry = {"type": "reveal", "n": self.round.number, "stamp_ns": stamp_ns, "how": how}
+        return Step(cues=[Cue(Signal.REVEAL)], journal=[entry])
+
+    def on_edge(self, edge: Edge, now_ns: int) -> Step:
+        """A button edge, stamped at the hardware. Order of arrival does not matter."""
+        button = self.buttons.get(edge.player)
+        if button is None:
+            return Step(messages=[f"edge from unknown player {edge.player!r} ignored"])
+        step = Step()
+        if not edge.pressed:
+            use = EdgeUse.RELEASE
+            button.down_since_ns = None
+            if button.stuck:
+                button.stuck = False
+                step.cues.append(Cue(Signal.UNSTUCK, edge.player))
+                step.messages.append(f"{edge.player}'s button is released")
+        elif button.stuck:
+            use = EdgeUse.STUCK
+        elif (
+            button.last_press_ns is not None
+            and 0 <= edge.stamp_ns - button.last_press_ns < self.timing.lockout_ns
+        ):
+            use = EdgeUse.BOUNCE
+        else:
+            button.last_press_ns = edge.stamp_ns
+            button.down_since_ns = edge.stamp_ns
+            rnd = self.round
+            in_round = (
+                rnd is not None
+                and not rnd.restored  # its stamps are from before the restart
+                and self.phase in (Phase.COUNTDOWN, Phase.REVEALED)
+                and edge.stamp_ns >= rnd.opened_ns
+            )
+            if edge.player not in self.game.active:
+                use = EdgeUse.NOT_PLAYING
+            elif in_round:
+                use = EdgeUse.PRESS
+                assert rnd is not None
+                rnd.presses.append((edge.player, edge.stamp_ns))
+            else:
+                use = EdgeUse.BETWEEN_ROUNDS
+        step.journal.append(
+            {
+                "type": "edge",
+                "n": self.round.number if self.round else None,
+                "player": edge.player,
+                "pressed": edge.pressed,
+                "stamp_ns": edge.stamp_ns,
+                "source": edge.source,
+                "seq": edge.seq,
+                "use": str(use),
+            }
+        )
+        step.extend(self.tick(now_ns))
+        return step
+
+    def set_cards(self, cards: dict[str, Hand], now_ns: int) -> Step:
+        """The cards of the open round (typed or read); replaces any earlier entry."""
+        if self.round is None or self.phase not in (Phase.COUNTDOWN, Phase.REVEALED):
+            raise RuleError("no round is open for cards")
+        seated = {p: cards[p] for p in self.game.active if p in cards}
+        self.game.check_round(Round(seated, ()))
+        self.round.cards = seated
+        shown = {p: [str(c) for c in hand] for p, hand in seated.items()}
+        step = Step(journal=[{"type": "cards", "n": self.round.number, "cards": shown}])
+        step.extend(self.tick(now_ns))
+        return step
+
+    # ---------------------------------------------------------------- time -------------
+
+    def _decision_due_ns(self) -> int | None:
+        """When the open round's verdict becomes final, given what is known now."""
+        rnd = self.round
+        if self.phase is not Phase.REVEALED or rnd is None or rnd.cards is None:
+            return None
+        assert rnd.reveal_ns is not None
+        if rnd.restored:
+            return rnd.reveal_ns  # its time ran out before the restart
+        verdict = self._judge(rnd)
+        if verdict.decided_at_us is not None:
+            return rnd.reveal_ns + verdict.decided_at_us * 1000 + self.timing.settle_ns
+        if verdict.outcome is Outcome.NO_WINNER:
+            return rnd.reveal_ns + self.timing.round_timeout_ns
+        return rnd.reveal_ns + self.timing.end_ns
+
+    def _judge(self, rnd: OpenRound) -> Verdict:
+        assert rnd.cards is not None
+        return judge(self.game.mode, rnd.cards, rnd.slaps(), self.tie_window_us, self.game.previous)
+
+    def next_deadline(self) -> int | None:
+        """The next instant at which :meth:`tick` has something to do."""
+        times = [
+            b.down_since_ns + self.timing.stuck_ns
+            for b in self.buttons.values()
+            if b.down_since_ns is not None and not b.stuck
+        ]
+        if self.round is not None and self.round.next_beep_ns is not None:
+            times.append(self.round.next_beep_ns)
+        due = self._decision_due_ns()
+        if due is not None:
+            times.append(due)
+        return min(times) if times else None
+
+    def waiting_for_cards(self) -> bool:
+        return self.phase is Phase.REVEALED and self.round is not None and self.round.cards is None
+
+    def tick(self, now_ns: int) -> Step:
+        step = Step()
+        for player, button in self.buttons.items():
+            if (
+                button.down_since_ns is not None
+                and not button.stuck
+                and now_ns - button.down_since_ns >= self.timing.stuck_ns
+            ):
+                button.stuck = True
+                step.cues.append(Cue(Signal.STUCK, player))
+                step.messages.append(f"{player}'s button is stuck down: ignored until released")
+        rnd = self.round
+        while (
+            self.phase is Phase.COUNTDOWN
+            and rnd is not None
+            and rnd.next_beep_ns is not None
+            and now_ns >= rnd.next_beep_ns
+        ):
+            if rnd.beeps_left > 0:
+                rnd.beeps_left -= 1
+                step.cues.append(Cue(Signal.COUNTDOWN))
+                rnd.next_beep_ns += self.timing.countdown_interval_ns
+            else:
+                # The reveal instant is when the reveal cue is given, not when it was due.
+                step.extend(self._reveal_now(now_ns, "countdown"))
+        due = self._decision_due_ns()
+        if due is not None and now_ns >= due:
+            step.extend(self._decide())
+        return step
+
+    def _decide(self) -> Step:
+        rnd = self.round
+        assert rnd is not None and rnd.cards is not None
+        result = self.game.play(Round(rnd.cards, rnd.slaps()))
+        self.rounds_played = rnd.number
+        self._go(Event.FINISH if self.game.over else Event.DECIDE)
+        self.round = None
+        entry = {
+            "type": "verdict",
+            "n": rnd.number,
+            "verdict": result.verdict.to_dict(),
+            **self.game.to_dict(),
+        }
+        cues = cues_for_verdict(result.verdict, result.went_out, self.game.over, self.game.winner)
+        return Step(cues=cues, journal=[entry], result=result)
+
+    # ---------------------------------------------------------------- restart ----------
+
+    @classmethod
+    def from_journal(
+        cls, entries: list[dict[str, Any]], timing: Timing, sources: list[SourceInfo]
+    ) -> tuple[Referee, list[dict[str, Any]], list[str]]:
+        """Rebuild a game from its journal after a crash or a power cut.
+
+        Every decided round is replayed through the same engine call it was decided by; a
+        round that was revealed but not decided is carried over with its presses, and is
+        decided as soon as its cards are known (its time ran out while the power was off).
+        A round still counting down is abandoned. Returns the referee, the entries to append
+        (the resume marker) and messages for the table.
+        """
+        from companion.games.chomp import CARD_NAMES, MODE_NAMES, TwoPlayerEnd
+        from companion.referee.journal import journal_rounds
+
+        start = entries[0]
+        game = ChompGame.new(
+            start["players"],
+            MODE_NAMES[start["mode"]],
+            TwoPlayerEnd(start["two_player_end"]),
+            deal=start["deal"],
+        )
+        referee = cls(game, timing, sources)
+        messages: list[str] = []
+        for past in journal_rounds(entries):
+            if past.abandoned:
+                continue
+            # Past rounds keep the tie window they were decided with.
+            referee.tie_window_us = game.tie_window_us = past.window_us
+            rnd = referee.round = OpenRound(past.n, past.opened_ns, past.reveal_ns)
+            rnd.presses = past.presses()
+            if past.cards is not None:
+                rnd.cards = {p: tuple(CARD_NAMES[c] for c in h) for p, h in past.cards.items()}
+            referee.phase = Phase.COUNTDOWN if past.reveal_ns is None else Phase.REVEALED
+            if past.verdict is not None:
+                step = referee._decide()
+                assert step.result is not None
+                if step.result.verdict.to_dict() != past.verdict:
+                    messages.append(
+                        f"round {past.n}: the journal's verdict differs from the rules' "
+                        "verdict; the rules' verdict is kept (see companion chomp audit)"
+                    )
+        referee.tie_window_us = game.tie_window_us = effective_tie_window_us(
+            timing.tie_window_us, sources
+        )[0]
+        appended: list[dict[str, Any]] = []
+        last = referee.round
+        if last is not None and last.reveal_ns is None:
+            appended.append({"type": "abandon", "n": last.number, "why": "restarted before reveal"})
+            messages.append(f"round {last.number} had not been revealed: it is played again")
+            referee.round = None
+            referee.phase = Phase.READY
+        elif last is not None:
+            last.restored = True
+            messages.append(
+                f"round {last.number} was revealed before the restart with "
+                f"{len(last.presses)} press(es) kept"
+                + ("; enter its cards" if last.cards is None else "")
+            )
+        appended.insert(
+            0,
+            {
+                "type": "resume",
+                "rounds_played": referee.rounds_played,
+                "effective_tie_window_us": referee.tie_window_us,
+                "sources": [
+                    {"name": s.name, "timing": str(s.timing), "uncertainty_us": s.uncertainty_us}
+                    for s in sources
+                ],
+            },
+        )
+        return referee, appended, messages

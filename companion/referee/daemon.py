@@ -1,0 +1,159 @@
+"""The referee's loop: inputs from device threads through one queue, deadlines on a clock.
+
+Device callbacks (lgpio's thread, the bridge's reader thread, the keyboard) only put items
+on the queue, so the input path never waits for an LED, a beep or the disk. One loop
+thread owns the :class:`Referee`; it wakes when an input arrives or when the referee's next
+deadline is due, renders cues first (the winner's LED is the first thing that changes),
+then journals (fsync at each verdict), then tells the screen.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from companion.errors import CompanionError
+from companion.games.chomp import Hand, RoundResult
+from companion.referee.clock import Clock
+from companion.referee.core import Referee, Step
+from companion.referee.cues import Cue
+from companion.referee.events import Edge, Reveal
+from companion.referee.journal import JournalWriter
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class StartRound:
+    """Begin the countdown of the next round."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cards:
+    cards: dict[str, Hand]
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    pass
+
+
+Input = Edge | Reveal | StartRound | Cards | Stop
+
+
+class RefereeDaemon:
+    def __init__(
+        self,
+        referee: Referee,
+        clock: Clock,
+        journal: JournalWriter | None = None,
+        render: Callable[[list[Cue]], None] | None = None,
+        notify: Callable[[str], None] | None = None,
+        on_result: Callable[[RoundResult], None] | None = None,
+        on_step: Callable[[Step], None] | None = None,
+    ) -> None:
+        self.referee = referee
+        self.clock = clock
+        self.journal = journal
+        self.render = render
+        self.notify = notify or (lambda message: log.info("%s", message))
+        self.on_result = on_result
+        self.on_step = on_step
+        self.inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
+        self.lock = threading.Lock()  # held while the referee changes; screens read under it
+
+    # ---------------------------------------------------------------- feeders (any thread)
+
+    def put(self, item: Input) -> None:
+        self.inbox.put(item)
+
+    def edge(self, edge: Edge) -> None:
+        self.inbox.put(edge)
+
+    # ---------------------------------------------------------------- the loop ----------
+
+    def handle(self, item: Input, now_ns: int) -> Step:
+        """Apply one input to the referee (loop thread only)."""
+        ref = self.referee
+        with self.lock:
+            try:
+                if isinstance(item, Edge):
+                    step = ref.on_edge(item, now_ns)
+                elif isinstance(item, Reveal):
+                    step = ref.reveal(item)
+                elif isinstance(item, StartRound):
+                    step = ref.start_countdown(now_ns)
+                elif isinstance(item, Cards):
+                    step = ref.set_cards(item.cards, now_ns)
+                else:
+                    step = Step()
+            except CompanionError as exc:  # a refused input is a message, never a crash
+                step = Step(messages=[str(exc)])
+        self._act(step)
+        return step
+
+    def tick(self, now_ns: int) -> Step:
+        with self.lock:
+            step = self.referee.tick(now_ns)
+        self._act(step)
+        return step
+
+    def _act(self, step: Step) -> None:
+        if step.cues and self.render is not None:
+            self.render(step.cues)
+        if self.journal is not None:
+            self.journal.write(step.journal, durable=step.result is not None)
+        for message in step.messages:
+            self.notify(message)
+        if step.result is not None and self.on_result is not None:
+            self.on_result(step.result)
+        if self.on_step is not None and (step.cues or step.journal or step.messages):
+            self.on_step(step)
+
+    def pump(self) -> None:
+        """Handle everything queued, then what is due now (tests and single-threaded use)."""
+        while True:
+            try:
+                item = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            self.handle(item, self.clock.now_ns())
+        self.tick(self.clock.now_ns())
+
+    def run(self, stop: threading.Event | None = None) -> None:
+        """Serve until a :class:`Stop` arrives or ``stop`` is set."""
+        while stop is None or not stop.is_set():
+            deadline = self.referee.next_deadline()
+            now = self.clock.now_ns()
+            timeout = 0.25 if deadline is None else max(0.0, min(0.25, (deadline - now) / 1e9))
+            try:
+                item = self.inbox.get(timeout=timeout)
+            except queue.Empty:
+                self.tick(self.clock.now_ns())
+                continue
+            if isinstance(item, Stop):
+                break
+            self.handle(item, self.clock.now_ns())
+            self.tick(self.clock.now_ns())
+
+    def status(self) -> dict[str, Any]:
+        """A snapshot for screens, taken under the lock."""
+        with self.lock:
+            ref = self.referee
+            rnd = ref.round
+            return {
+                "phase": str(ref.phase),
+                "round": rnd.number if rnd else ref.rounds_played,
+                "counts": dict(ref.game.counts),
+                "pot": ref.game.pot,
+                "out": list(ref.game.out),
+                "mode": str(ref.game.mode),
+                "waiting_for_cards": ref.waiting_for_cards(),
+                "stuck": [p for p, b in ref.buttons.items() if b.stuck],
+                "over": ref.game.over,
+                "winner": ref.game.winner,
+            }
