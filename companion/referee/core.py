@@ -37,6 +37,8 @@ from companion.games.chomp import (
 from companion.referee.cues import Cue, Signal, cues_for_verdict
 from companion.referee.events import Edge, Reveal, SourceInfo, effective_tie_window_us
 
+ALREADY_DUE = -(2**63)  # a deadline that has passed on any clock
+
 
 class Phase(StrEnum):
     READY = "ready"  # between rounds
@@ -166,6 +168,7 @@ class Referee:
         self.buttons = {p: ButtonState() for p in game.players}
         self.round: OpenRound | None = None
         self.rounds_played = 0
+        self._recent: list[tuple[str, int]] = []  # presses between rounds, newest last
 
     # ---------------------------------------------------------------- the flow ---------
 
@@ -220,8 +223,26 @@ class Referee:
             return Step(messages=["reveal ignored: the countdown is running"])
         if self.phase is not Phase.READY:
             return Step(messages=[f"reveal ignored while {self.phase}"])
-        rnd = self._open(reveal.stamp_ns)
+        # C4 with a reveal button: a press in the beat before the reveal is a false start,
+        # as a press during the countdown's beeps would be.
+        rnd = self._open(reveal.stamp_ns - self.timing.countdown_interval_ns)
         step = Step(cues=[Cue(Signal.READY)], journal=[self._round_entry(rnd)])
+        for player, stamp in self._recent:
+            if stamp >= rnd.opened_ns and player in self.game.active:
+                rnd.presses.append((player, stamp))
+                step.journal.append(
+                    {
+                        "type": "edge",
+                        "n": rnd.number,
+                        "player": player,
+                        "pressed": True,
+                        "stamp_ns": stamp,
+                        "source": "recount",
+                        "seq": -1,
+                        "use": str(EdgeUse.PRESS),
+                    }
+                )
+        self._recent.clear()
         step.extend(self._reveal_now(reveal.stamp_ns, reveal.how))
         return step
 
@@ -279,6 +300,8 @@ class Referee:
                 rnd.presses.append((edge.player, edge.stamp_ns))
             else:
                 use = EdgeUse.BETWEEN_ROUNDS
+                self._recent.append((edge.player, edge.stamp_ns))
+                del self._recent[: -len(self.buttons)]
         step.journal.append(
             {
                 "type": "edge",
@@ -315,7 +338,7 @@ class Referee:
             return None
         assert rnd.reveal_ns is not None
         if rnd.restored:
-            return rnd.reveal_ns  # its time ran out before the restart
+            return ALREADY_DUE  # its time ran out before the restart
         verdict = self._judge(rnd)
         if verdict.decided_at_us is not None:
             return rnd.reveal_ns + verdict.decided_at_us * 1000 + self.timing.settle_ns
