@@ -45,6 +45,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     replay.add_argument("--json", action="store_true", help="print the result as JSON")
     replay.set_defaults(handler=run_replay)
 
+    audit = sub.add_parser(
+        "audit",
+        help="recompute every verdict of a referee journal and show each slap's lead",
+        description="Settle a dispute by evidence: replay a referee journal through the "
+        "rules, check every verdict the referee announced, and show every press with its "
+        "stamp after the reveal and its lead on the winner in microseconds.",
+    )
+    audit.add_argument("journal", metavar="JOURNAL", help="the referee's .jsonl journal")
+    audit.add_argument("--round", type=int, metavar="N", help="show only round N")
+    audit.add_argument("--json", action="store_true", help="print the audit as JSON")
+    audit.set_defaults(handler=run_audit)
+
 
 def _load(path: str, reader: Callable[[object], T]) -> T:
     """Read a JSON file through ``reader``; errors name the file."""
@@ -153,3 +165,68 @@ def details(verdict: Verdict) -> list[str]:
     if verdict.ignored:
         lines.append(f"presses that did not count: {_names(verdict.ignored)}")
     return lines
+
+
+def _us(value: int) -> str:
+    return f"{value / 1000:+.3f} ms"
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    """Exit 0 when every verdict in the journal is what the rules give, 1 otherwise."""
+    import sys
+
+    from companion.referee.audit import audit
+    from companion.referee.journal import read_journal
+
+    contents = read_journal(args.journal)
+    for warning in contents.warnings:
+        print(f"companion: warning: {warning}", file=sys.stderr)
+    rounds = audit(contents.entries)
+    if args.round is not None:
+        rounds = [r for r in rounds if r.n == args.round]
+        if not rounds:
+            raise InputError(
+                "--round", f"no decided round {args.round} in the journal", args.journal
+            )
+    disagree = [r.n for r in rounds if not r.agrees]
+    if args.json:
+        start = contents.entries[0]
+        print(
+            dump_json(
+                {
+                    "sources": start.get("sources", []),
+                    "rounds": [r.to_dict() for r in rounds],
+                    "disagreements": disagree,
+                }
+            )
+        )
+        return 1 if disagree else 0
+    start = contents.entries[0]
+    sources = (
+        "; ".join(
+            f"{s['name']} {s['timing']} ±{s['uncertainty_us']} us" for s in start.get("sources", [])
+        )
+        or "unknown"
+    )
+    print(f"Journal {args.journal}: {len(rounds)} decided round(s); sources: {sources}")
+    for r in rounds:
+        cards = " · ".join(f"{p} {' + '.join(h)}" for p, h in r.cards.items())
+        print(f"\nRound {r.n} [{r.mode}, tie window {r.tie_window_us} us]: {cards}")
+        width = max((len(p.player) for p in r.presses), default=0)
+        for p in r.presses:
+            extra = ""
+            if p.margin_us is not None:
+                extra = f"  first by {p.margin_us} us"
+            elif p.status == "winner":
+                extra = "  no other valid slap"
+            elif p.vs_winner_us is not None:
+                extra = f"  {p.vs_winner_us:+d} us vs the winner"
+            print(f"  {_us(p.t_us):>14}  {p.player:<{width}}  {p.status}{extra}  [{p.source}]")
+        if not r.presses:
+            print("  (no presses)")
+        agrees = "the journal agrees" if r.agrees else "THE JOURNAL SAYS OTHERWISE"
+        print(f"  => {headline(r.verdict)}  ({agrees})")
+    if disagree:
+        print(f"\n{len(disagree)} round(s) differ from the journal: {disagree}")
+        return 1
+    return 0

@@ -55,6 +55,7 @@ class RefereeDaemon:
         notify: Callable[[str], None] | None = None,
         on_result: Callable[[RoundResult], None] | None = None,
         on_step: Callable[[Step], None] | None = None,
+        inbox: queue.SimpleQueue[Input] | None = None,
     ) -> None:
         self.referee = referee
         self.clock = clock
@@ -63,7 +64,7 @@ class RefereeDaemon:
         self.notify = notify or (lambda message: log.info("%s", message))
         self.on_result = on_result
         self.on_step = on_step
-        self.inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
+        self.inbox: queue.SimpleQueue[Input] = inbox if inbox is not None else queue.SimpleQueue()
         self.lock = threading.Lock()  # held while the referee changes; screens read under it
 
     # ---------------------------------------------------------------- feeders (any thread)
