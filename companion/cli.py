@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from companion import __version__
-from companion.commands import chomp
+from companion.commands import bench, chomp, referee
 from companion.errors import CompanionError
 
 EXIT_BAD_INPUT = 2
@@ -25,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     games = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     chomp.register(games)
+    referee.register(games)
+    bench.register(games)
     return parser
 
 

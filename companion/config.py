@@ -27,10 +27,35 @@ from companion.games.chomp import (
 
 # Physical header pin (BOARD numbering, 40-pin J8) -> BCM GPIO number.
 BOARD_TO_BCM: dict[int, int] = {
-    3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23, 18: 24,
-    19: 10, 21: 9, 22: 25, 23: 11, 24: 8, 26: 7, 27: 0, 28: 1, 29: 5, 31: 6, 32: 12,
-    33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21,
-}  # fmt: skip
+    3: 2,
+    5: 3,
+    7: 4,
+    8: 14,
+    10: 15,
+    11: 17,
+    12: 18,
+    13: 27,
+    15: 22,
+    16: 23,
+    18: 24,
+    19: 10,
+    21: 9,
+    22: 25,
+    23: 11,
+    24: 8,
+    26: 7,
+    27: 0,
+    28: 1,
+    29: 5,
+    31: 6,
+    32: 12,
+    33: 13,
+    35: 19,
+    36: 16,
+    37: 26,
+    38: 20,
+    40: 21,
+}
 BCM_TO_BOARD = {bcm: board for board, bcm in BOARD_TO_BCM.items()}
 PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "pigpio", "native", "mock")
 
@@ -126,9 +151,17 @@ class RefereeConfig:
 
 _TOP_KEYS = ("game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button")
 _REFEREE_KEYS = (
-    "tie_window_us", "settle_ms", "lockout_ms", "stuck_ms", "round_timeout_s", "end_ms",
-    "reveal", "countdown_beeps", "countdown_interval_ms", "journal",
-)  # fmt: skip
+    "tie_window_us",
+    "settle_ms",
+    "lockout_ms",
+    "stuck_ms",
+    "round_timeout_s",
+    "end_ms",
+    "reveal",
+    "countdown_beeps",
+    "countdown_interval_ms",
+    "journal",
+)
 
 
 def _led(value: object, path: str) -> LedConfig:

@@ -28,11 +28,15 @@ def record_game(path: Path) -> None:
     clock = ManualClock()
     d = RefereeDaemon(ref, clock, journal)
     rounds = [
-        ({"ann": Card.SEAL, "bob": Card.SHARK, "cat": Card.BIG_FISH, "dan": Card.BIG_FISH},
-         [("cat", 405_200), ("ann", 412_000), ("bob", 431_500), ("ann", 433_000)]),
-        ({"ann": Card.PLANKTON, "bob": Card.SHRIMP, "cat": Card.SHARK, "dan": Card.SEAL},
-         [("dan", 300_000), ("dan", 300_400), ("cat", 301_100)]),
-    ]  # fmt: skip
+        (
+            {"ann": Card.SEAL, "bob": Card.SHARK, "cat": Card.BIG_FISH, "dan": Card.BIG_FISH},
+            [("cat", 405_200), ("ann", 412_000), ("bob", 431_500), ("ann", 433_000)],
+        ),
+        (
+            {"ann": Card.PLANKTON, "bob": Card.SHRIMP, "cat": Card.SHARK, "dan": Card.SEAL},
+            [("dan", 300_000), ("dan", 300_400), ("cat", 301_100)],
+        ),
+    ]
     for cards, presses in rounds:
         d.put(StartRound())
         d.pump()

@@ -27,9 +27,15 @@ SEAL_SHARK = {"ann": (Card.PLANKTON,), "bob": (Card.SEAL,), "cat": (Card.SHARK,)
 
 def timing(**changes: float) -> Timing:
     base: dict[str, float] = dict(
-        tie_window_us=500, settle_ms=5, lockout_ms=150, stuck_ms=2000, round_timeout_s=10,
-        end_ms=1500, countdown_beeps=3, countdown_interval_ms=600,
-    )  # fmt: skip
+        tie_window_us=500,
+        settle_ms=5,
+        lockout_ms=150,
+        stuck_ms=2000,
+        round_timeout_s=10,
+        end_ms=1500,
+        countdown_beeps=3,
+        countdown_interval_ms=600,
+    )
     base.update(changes)
     return Timing.from_ms(**base)  # type: ignore[arg-type]
 
@@ -179,7 +185,7 @@ def test_tie_window_is_raised_to_what_the_sources_can_order() -> None:
     game = ChompGame.new(PLAYERS)
     callback = SourceInfo("gpio", TimingClass.CALLBACK, 5_000)
     ref = Referee(game, timing(tie_window_us=500), [callback])
-    assert ref.tie_window_us == 5_000 and "raised from 500 us to 5000 us" in ref.window_warning
+    assert ref.tie_window_us == 5_000 and "raised from 500 to 5000 us" in ref.window_warning
     two = Referee(game, timing(tie_window_us=10), [KERNEL, SourceInfo("bridge", "mcu_timer", 50)])  # type: ignore[arg-type]
     assert two.tie_window_us == 70
     assert Referee(game, timing(tie_window_us=900), [KERNEL]).window_warning == ""
@@ -249,8 +255,9 @@ def daemon_game(tmp_path: Path, clock: ManualClock) -> tuple[RefereeDaemon, list
     return RefereeDaemon(ref, clock, journal, on_step=steps.append), steps
 
 
-def play_round(d: RefereeDaemon, clock: ManualClock, cards: dict[str, tuple[Card, ...]],
-               slapper: str) -> None:  # fmt: skip
+def play_round(
+    d: RefereeDaemon, clock: ManualClock, cards: dict[str, tuple[Card, ...]], slapper: str
+) -> None:
     d.put(StartRound())
     d.pump()
     clock.advance(1800 * MS)
@@ -339,3 +346,13 @@ def test_journal_fsyncs_at_each_verdict(tmp_path: Path, monkeypatch: pytest.Monk
     before = len(synced)
     play_round(d, clock, SEAL_SHARK, "cat")
     assert len(synced) == before + 1
+
+
+def test_bounce_on_release_is_not_a_new_press() -> None:
+    ref = referee(lockout_ms=150)
+    t0 = revealed(ref)
+    uses = []
+    for i, (pressed, dt) in enumerate(((True, 0), (False, 400 * MS), (True, 400 * MS + 3 * MS))):
+        edge = Edge("bob", pressed, t0 + 100 * MS + dt, "gpio", i)
+        uses.append(ref.on_edge(edge, edge.stamp_ns).journal[0]["use"])
+    assert uses == ["press", "release", "bounce"]

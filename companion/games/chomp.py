@@ -128,8 +128,9 @@ class Slap(NamedTuple):
 Hand = tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
+    """A decided round. A tuple underneath: the referee builds one per verdict, fast."""
+
     outcome: Outcome
     reason: Reason
     winner: str | None
@@ -164,8 +165,8 @@ class Verdict:
 # --------------------------------------------------------------------------------------
 
 
-def first_presses(slaps: Iterable[Slap]) -> list[Slap]:
-    """Each player's earliest press, in stamp order (C5, C7).
+def _first_stamps(slaps: Iterable[Slap]) -> list[tuple[int, str]]:
+    """Each player's earliest press as (stamp, player), in stamp order (C5, C7).
 
     Sorting on (stamp, player) makes the result independent of arrival order; equal stamps
     of different players fall inside any tie window, so the name only fixes the listing.
@@ -174,68 +175,71 @@ def first_presses(slaps: Iterable[Slap]) -> list[Slap]:
     for player, t_us in slaps:
         if player not in earliest or t_us < earliest[player]:
             earliest[player] = t_us
-    return sorted((Slap(p, t) for p, t in earliest.items()), key=lambda s: (s.t_us, s.player))
+    return sorted([(t, p) for p, t in earliest.items()])
 
 
-def _in_seat_order(seats: Sequence[str], chosen: Iterable[str]) -> tuple[str, ...]:
-    wanted = set(chosen)
-    return tuple(p for p in seats if p in wanted)
+def first_presses(slaps: Iterable[Slap]) -> list[Slap]:
+    """Each player's earliest press, in stamp order: the only presses that count (C7)."""
+    return [Slap(p, t) for t, p in _first_stamps(slaps)]
 
 
-def _set_aside(outcome: Outcome, reason: Reason, presses: list[Slap]) -> Verdict:
+Presses = list[tuple[int, str]]  # first presses as (t_us, player), in stamp order
+
+
+def _set_aside(outcome: Outcome, reason: Reason, presses: Presses) -> Verdict:
     """C6/C10/C8 all_same/C14 war: no valid slap exists, so every press is bad."""
-    return Verdict(outcome, reason, None, tuple(s.player for s in presses), (), ())
+    return Verdict(outcome, reason, None, tuple(p for _, p in presses), (), ())
 
 
-def _automatic(seats: Sequence[str], winner: str, reason: Reason, presses: list[Slap]) -> Verdict:
+def _automatic(seats: Sequence[str], winner: str, reason: Reason, presses: Presses) -> Verdict:
     """C8 and C14: the winner needs no slap; her presses are ignored, all others are bad."""
-    bad = tuple(s.player for s in presses if s.player != winner)
+    bad = tuple(p for _, p in presses if p != winner)
     others = tuple(p for p in seats if p != winner)
-    ignored = (winner,) if any(s.player == winner for s in presses) else ()
+    ignored = (winner,) if len(bad) < len(presses) else ()
     return Verdict(Outcome.WIN, reason, winner, bad, others, (), ignored=ignored)
 
 
 def _race(
     seats: Sequence[str],
-    presses: list[Slap],
+    presses: Presses,
     may_chomp: frozenset[str] | None,
     tie_window_us: int,
     reason: Reason,
-    takes: Mapping[str, frozenset[str]] | None,
+    top: Mapping[str, int] | None,
 ) -> Verdict:
     """The first valid slap wins (C5-C7).
 
-    ``may_chomp`` is who may slap validly (None: everyone); ``takes[w]`` is whose played
-    cards winner ``w`` takes besides bad chompers' (None: everyone's).
+    ``may_chomp`` is who may slap validly (None: everyone). The winner takes every played
+    card strictly below hers by ``top`` rank (None: every card) and the bad chompers'.
     """
     bad: list[str] = []
-    valid: list[Slap] = []
+    valid: list[str] = []
     ignored: list[str] = []
     deadline: int | None = None
-    for press in presses:
-        if deadline is not None and press.t_us > deadline:
-            ignored.append(press.player)  # C6: after the decision instant
+    for t_us, player in presses:
+        if deadline is not None and t_us > deadline:
+            ignored.append(player)  # C6: after the decision instant
             continue
-        if press.t_us >= 0 and (may_chomp is None or press.player in may_chomp):
-            valid.append(press)
+        if t_us >= 0 and (may_chomp is None or player in may_chomp):
+            valid.append(player)
             if deadline is None:
-                deadline = press.t_us + tie_window_us
+                deadline = t_us + tie_window_us
         else:
-            bad.append(press.player)  # C3 own card lowest, C4 false start
+            bad.append(player)  # C3 own card lowest, C4 false start
     if not valid:
         # C12: nobody chomped in time; bad chompers' cards wait in the pot.
-        returned = _in_seat_order(seats, (p for p in seats if p not in bad))
-        return Verdict(Outcome.NO_WINNER, Reason.TIMEOUT, None, tuple(bad), (), returned)
+        home = tuple(p for p in seats if p not in bad)
+        return Verdict(Outcome.NO_WINNER, Reason.TIMEOUT, None, tuple(bad), (), home)
     if len(valid) > 1:
-        tied = tuple(s.player for s in valid)
-        return Verdict(
-            Outcome.TIE, Reason.TIE, None, tuple(bad), (), (), tied=tied, decided_at_us=deadline
-        )
-    winner = valid[0].player
-    eaten = set(bad)
-    eaten.update(p for p in seats if p != winner and (takes is None or p in takes[winner]))
-    chomped = _in_seat_order(seats, eaten)
-    returned = tuple(p for p in seats if p != winner and p not in eaten)
+        return Verdict(Outcome.TIE, Reason.TIE, None, tuple(bad), (), (), tuple(valid), deadline)
+    winner = valid[0]
+    returned: tuple[str, ...] = ()
+    if top is None:
+        chomped = tuple(p for p in seats if p != winner)
+    else:
+        mine = top[winner]
+        chomped = tuple(p for p in seats if p != winner and (top[p] < mine or p in bad))
+        returned = tuple(p for p in seats if p != winner and p not in chomped)
     return Verdict(
         Outcome.WIN,
         reason,
@@ -262,16 +266,19 @@ def judge(
     (C14: after a war or an ink-out the next round is judged as underwater_war).
     """
     seats = tuple(cards)
-    presses = first_presses(slaps)
-    shown = [card for hand in cards.values() for card in hand]
+    presses = _first_stamps(slaps)
+    shown = {card for hand in cards.values() for card in hand}
 
     if Card.ELECTRIC_EEL in shown:  # C9, beats the octopus
         return _race(seats, presses, None, tie_window_us, Reason.FEEDING_FRENZY, None)
     if Card.OCTOPUS in shown:  # C10
         return _set_aside(Outcome.INK_OUT, Reason.INK_OUT, presses)
 
-    top = {p: max(RANK[c] for c in hand) for p, hand in cards.items()}
-    low = {p: min(RANK[c] for c in hand) for p, hand in cards.items()}
+    if mode is Mode.DOUBLE_CHOMP:
+        top = {p: max(RANK[c] for c in hand) for p, hand in cards.items()}
+        low = {p: min(RANK[c] for c in hand) for p, hand in cards.items()}
+    else:
+        top = low = {p: RANK[hand[0]] for p, hand in cards.items()}
 
     if mode is Mode.UNDERWATER_WAR or (
         mode is Mode.QUICK_CHOMP and previous in (Outcome.WAR, Outcome.INK_OUT)
@@ -299,8 +306,7 @@ def judge(
     if mode is Mode.DOUBLE_CHOMP:  # C14: the winner takes all four
         return _race(seats, presses, may_chomp, tie_window_us, Reason.SLAP, None)
     # C8: the winner takes every card strictly lower than her own.
-    takes = {w: frozenset(p for p in seats if top[p] < top[w]) for w in may_chomp}
-    return _race(seats, presses, may_chomp, tie_window_us, Reason.SLAP, takes)
+    return _race(seats, presses, may_chomp, tie_window_us, Reason.SLAP, top)
 
 
 # --------------------------------------------------------------------------------------
@@ -574,6 +580,11 @@ class ChompTable:
     def play(self, cards: Mapping[str, Hand], slaps: Iterable[Slap] = ()) -> RoundResult:
         """Settle a revealed round: the game judges, the cards follow the moves."""
         result = self.game.play(Round(cards, tuple(slaps)))
+        self.settle(cards, result)
+        return result
+
+    def settle(self, cards: Mapping[str, Hand], result: RoundResult) -> None:
+        """Move the real cards as a round already played on ``self.game`` says."""
         moves = result.moves
         table: dict[str, list[Card]] = {p: list(cards[p]) for p in moves.played}
         for p in moves.penalties:
@@ -591,7 +602,6 @@ class ChompTable:
             self.discards[p].extend(table[p])
         for p in moves.to_pot:
             self.pot.extend(table[p])
-        return result
 
     def count(self, player: str) -> int:
         return len(self.piles[player]) + len(self.discards[player])

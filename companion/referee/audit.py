@@ -100,9 +100,8 @@ def audit(entries: list[dict[str, Any]]) -> list[AuditedRound]:
         by_slap = verdict.reason in (Reason.SLAP, Reason.FEEDING_FRENZY)
         won_at = first.get(verdict.winner) if by_slap and verdict.winner else None
         others = sorted(
-            t for p, t in first.items()
-            if p != verdict.winner and p not in verdict.bad_chomps
-        )  # fmt: skip
+            t for p, t in first.items() if p != verdict.winner and p not in verdict.bad_chomps
+        )
         seen: set[str] = set()
         for edge in sorted(past.edges or (), key=lambda e: int(e["stamp_ns"])):
             if not edge["pressed"]:

@@ -12,15 +12,23 @@ from collections.abc import Sequence
 from companion.games.chomp import Card, Hand
 
 KEYS: dict[str, Card] = {
-    "1": Card.PLANKTON, "p": Card.PLANKTON,
-    "2": Card.SHRIMP, "s": Card.SHRIMP,
-    "3": Card.LITTLE_FISH, "l": Card.LITTLE_FISH,
-    "4": Card.BIG_FISH, "b": Card.BIG_FISH,
-    "5": Card.SEAL, "e": Card.SEAL,
-    "6": Card.SHARK, "k": Card.SHARK,
-    "7": Card.OCTOPUS, "o": Card.OCTOPUS,
-    "8": Card.ELECTRIC_EEL, "z": Card.ELECTRIC_EEL,
-}  # fmt: skip
+    "1": Card.PLANKTON,
+    "p": Card.PLANKTON,
+    "2": Card.SHRIMP,
+    "s": Card.SHRIMP,
+    "3": Card.LITTLE_FISH,
+    "l": Card.LITTLE_FISH,
+    "4": Card.BIG_FISH,
+    "b": Card.BIG_FISH,
+    "5": Card.SEAL,
+    "e": Card.SEAL,
+    "6": Card.SHARK,
+    "k": Card.SHARK,
+    "7": Card.OCTOPUS,
+    "o": Card.OCTOPUS,
+    "8": Card.ELECTRIC_EEL,
+    "z": Card.ELECTRIC_EEL,
+}
 UNDO_KEYS = ("\x7f", "\b", "KEY_BACKSPACE", "u")
 LEGEND = "1/p plankton 2/s shrimp 3/l little 4/b big 5/e seal 6/k shark 7/o octopus 8/z eel"
 

@@ -19,6 +19,7 @@ the cards.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -117,6 +118,13 @@ class Timing:
 class ButtonState:
     down_since_ns: int | None = None
     last_press_ns: int | None = None
+    last_release_ns: int | None = None
+
+    def in_lockout(self, stamp_ns: int, lockout_ns: int) -> bool:
+        """Contacts bounce on the way down and on the way up: one press per lockout."""
+        last = [t for t in (self.last_press_ns, self.last_release_ns) if t is not None]
+        return bool(last) and 0 <= stamp_ns - max(last) < lockout_ns
+
     stuck: bool = False
 
 
@@ -169,6 +177,8 @@ class Referee:
         self.round: OpenRound | None = None
         self.rounds_played = 0
         self._recent: list[tuple[str, int]] = []  # presses between rounds, newest last
+        self.last_cards: dict[str, Hand] = {}  # the cards of the last decided round
+        self._provisional: tuple[tuple[int, int, int, int], Verdict] | None = None
 
     # ---------------------------------------------------------------- the flow ---------
 
@@ -271,16 +281,14 @@ class Referee:
         if not edge.pressed:
             use = EdgeUse.RELEASE
             button.down_since_ns = None
+            button.last_release_ns = edge.stamp_ns
             if button.stuck:
                 button.stuck = False
                 step.cues.append(Cue(Signal.UNSTUCK, edge.player))
                 step.messages.append(f"{edge.player}'s button is released")
         elif button.stuck:
             use = EdgeUse.STUCK
-        elif (
-            button.last_press_ns is not None
-            and 0 <= edge.stamp_ns - button.last_press_ns < self.timing.lockout_ns
-        ):
+        elif button.in_lockout(edge.stamp_ns, self.timing.lockout_ns):
             use = EdgeUse.BOUNCE
         else:
             button.last_press_ns = edge.stamp_ns
@@ -317,7 +325,7 @@ class Referee:
         step.extend(self.tick(now_ns))
         return step
 
-    def set_cards(self, cards: dict[str, Hand], now_ns: int) -> Step:
+    def set_cards(self, cards: Mapping[str, Hand], now_ns: int) -> Step:
         """The cards of the open round (typed or read); replaces any earlier entry."""
         if self.round is None or self.phase not in (Phase.COUNTDOWN, Phase.REVEALED):
             raise RuleError("no round is open for cards")
@@ -347,8 +355,27 @@ class Referee:
         return rnd.reveal_ns + self.timing.end_ns
 
     def _judge(self, rnd: OpenRound) -> Verdict:
+        """The verdict on what is known now; cached until a press or the cards change."""
         assert rnd.cards is not None
-        return judge(self.game.mode, rnd.cards, rnd.slaps(), self.tie_window_us, self.game.previous)
+        key = (rnd.number, len(rnd.presses), id(rnd.cards), self.tie_window_us)
+        if self._provisional is None or self._provisional[0] != key:
+            verdict = judge(
+                self.game.mode, rnd.cards, rnd.slaps(), self.tie_window_us, self.game.previous
+            )
+            self._provisional = (key, verdict)
+        return self._provisional[1]
+
+    def first_cue(self, now_ns: int) -> Cue | None:
+        """The most urgent cue of a verdict that is due now, before any bookkeeping.
+
+        The daemon shows it at once (the winner's LED) and then lets :meth:`tick` settle
+        the round, whose cues begin with this same cue.
+        """
+        due = self._decision_due_ns()
+        if due is None or now_ns < due:
+            return None
+        assert self.round is not None
+        return cues_for_verdict(self._judge(self.round), (), False, None)[0]
 
     def next_deadline(self) -> int | None:
         """The next instant at which :meth:`tick` has something to do."""
@@ -402,6 +429,7 @@ class Referee:
         assert rnd is not None and rnd.cards is not None
         result = self.game.play(Round(rnd.cards, rnd.slaps()))
         self.rounds_played = rnd.number
+        self.last_cards = dict(rnd.cards)
         self._go(Event.FINISH if self.game.over else Event.DECIDE)
         self.round = None
         entry = {

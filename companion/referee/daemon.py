@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,9 @@ from companion.referee.events import Edge, Reveal
 from companion.referee.journal import JournalWriter
 
 log = logging.getLogger(__name__)
+
+IDLE_WAIT_S = 0.25  # wake this often with nothing due, to notice a stop flag
+SPIN_NS = 1_500_000  # the last stretch before a deadline is spun, not slept
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +102,19 @@ class RefereeDaemon:
         return step
 
     def tick(self, now_ns: int) -> Step:
+        first = None
         with self.lock:
+            if self.render is not None:
+                first = self.referee.first_cue(now_ns)
+                if first is not None:
+                    self.render([first])  # the winner's LED before the bookkeeping
             step = self.referee.tick(now_ns)
-        self._act(step)
+        if first is not None and step.cues[:1] == [first]:
+            step.cues.pop(0)
+            self._act(step)
+            step.cues.insert(0, first)
+        else:
+            self._act(step)
         return step
 
     def _act(self, step: Step) -> None:
@@ -126,20 +140,34 @@ class RefereeDaemon:
         self.tick(self.clock.now_ns())
 
     def run(self, stop: threading.Event | None = None) -> None:
-        """Serve until a :class:`Stop` arrives or ``stop`` is set."""
+        """Serve until a :class:`Stop` arrives or ``stop`` is set.
+
+        A thread's timed wait wakes up to a millisecond late, so the loop waits until just
+        before a deadline and spins the last stretch: the verdict leaves on time.
+        """
         while stop is None or not stop.is_set():
             deadline = self.referee.next_deadline()
             now = self.clock.now_ns()
-            timeout = 0.25 if deadline is None else max(0.0, min(0.25, (deadline - now) / 1e9))
+            if deadline is None:
+                timeout = IDLE_WAIT_S
+            else:
+                timeout = max(0.0, min(IDLE_WAIT_S, (deadline - now - SPIN_NS) / 1e9))
             try:
-                item = self.inbox.get(timeout=timeout)
+                item = self.inbox.get(timeout=timeout) if timeout > 0 else self.inbox.get_nowait()
             except queue.Empty:
+                if deadline is not None and deadline - self.clock.now_ns() <= SPIN_NS:
+                    self._spin_until(deadline)
                 self.tick(self.clock.now_ns())
                 continue
             if isinstance(item, Stop):
                 break
             self.handle(item, self.clock.now_ns())
             self.tick(self.clock.now_ns())
+
+    def _spin_until(self, deadline: int) -> None:
+        """Yield the CPU in a tight loop until the deadline, leaving early for any input."""
+        while self.clock.now_ns() < deadline and self.inbox.empty():
+            time.sleep(0)
 
     def status(self) -> dict[str, Any]:
         """A snapshot for screens, taken under the lock."""
@@ -157,4 +185,8 @@ class RefereeDaemon:
                 "stuck": [p for p, b in ref.buttons.items() if b.stuck],
                 "over": ref.game.over,
                 "winner": ref.game.winner,
+                "cards": {
+                    p: [str(c) for c in hand]
+                    for p, hand in ((rnd.cards if rnd and rnd.cards else ref.last_cards).items())
+                },
             }

@@ -77,8 +77,8 @@ def effective_tie_window_us(configured_us: int, sources: list[SourceInfo]) -> tu
     floor = ordered[0] if len(ordered) == 1 else ordered[0] + ordered[1]
     if configured_us >= floor:
         return configured_us, ""
-    names = ", ".join(f"{s.name} ({s.timing}, ±{s.uncertainty_us} us)" for s in sources)
-    return floor, (
-        f"tie window raised from {configured_us} us to {floor} us: "
-        f"the press sources cannot order presses more finely ({names})"
+    names = ", ".join(f"{s.name} ±{s.uncertainty_us} us" for s in sources)
+    return (
+        floor,
+        f"tie window raised from {configured_us} to {floor} us to match the clocks ({names})",
     )

@@ -1,0 +1,172 @@
+"""Benchmarks that print figures: speed goals are measured here, never in timed tests."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from companion.games.chomp import FOOD_CHAIN, Card, ChompGame, Mode, Slap, judge
+from companion.referee.core import Referee, Timing
+from companion.referee.events import Edge, Reveal, SourceInfo, TimingClass
+
+US = 1_000
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return {"p50": 0.0, "p99": 0.0}
+
+    def pick(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    return {"p50": round(statistics.median(ordered), 1), "p99": round(pick(0.99), 1)}
+
+
+def _gap_ns(rng: random.Random) -> int:
+    """1 us to 2 ms apart, log-uniform: as many razor-thin races as clear ones."""
+    return round(10 ** rng.uniform(3, 6.301))
+
+
+def ordering(trials: int, rng: random.Random, jitter_us: int = 2000) -> dict[str, int]:
+    """Same presses judged by their stamps and by their arrival order.
+
+    Two players who may both chomp press ``gap`` apart; each press reaches the program
+    after a random delay of up to ``jitter_us`` (what a callback-time stamp would see).
+    """
+    cards = {"ann": (Card.SEAL,), "bob": (Card.SHARK,), "cat": (Card.PLANKTON,)}
+    exact = [SourceInfo("bench", TimingClass.MOCK, 0)]
+    errors_stamp = errors_arrival = ties = 0
+    for _ in range(trials):
+        first, second = rng.sample(["ann", "bob"], 2)
+        t1 = rng.randrange(150_000, 600_000) * US + rng.randrange(US)
+        t2 = t1 + _gap_ns(rng)
+        arrivals = {
+            first: t1 + rng.randrange(jitter_us * US),
+            second: t2 + rng.randrange(jitter_us * US),
+        }
+        verdicts = {}
+        for label, stamps in (("stamp", {first: t1, second: t2}), ("arrival", arrivals)):
+            game = ChompGame.new(["ann", "bob", "cat"])
+            ref = Referee(game, Timing.from_ms(0, settle_ms=0), exact)
+            ref.reveal(Reveal(0, "bench"))
+            # Events are fed in arrival order in both cases; only the stamps differ.
+            for seq, player in enumerate(sorted(arrivals, key=arrivals.__getitem__)):
+                ref.on_edge(Edge(player, True, stamps[player], "bench", seq), 0)
+            step = ref.set_cards(cards, 10**12)
+            assert step.result is not None
+            verdicts[label] = step.result.verdict
+        if verdicts["stamp"].winner is None:
+            ties += 1
+        errors_stamp += verdicts["stamp"].winner != first
+        errors_arrival += verdicts["arrival"].winner != first
+    return {
+        "ordering_errors_stamp": errors_stamp,
+        "ordering_errors_arrival": errors_arrival,
+        "ordering_ties_stamp": ties,
+    }
+
+
+def judge_cost(trials: int, rng: random.Random) -> dict[str, float]:
+    """The engine's own cost per verdict, over random four-player rounds with slaps."""
+    players = ["ann", "bob", "cat", "dan"]
+    deck = [*FOOD_CHAIN, *FOOD_CHAIN, *FOOD_CHAIN, Card.OCTOPUS, Card.ELECTRIC_EEL]
+    rounds = []
+    for _ in range(trials):
+        cards = {p: (rng.choice(deck),) for p in players}
+        slaps = [Slap(p, rng.randrange(-20_000, 900_000)) for p in players if rng.random() < 0.7]
+        rounds.append((cards, slaps))
+    costs = []
+    clock = time.perf_counter_ns
+    for cards, slaps in rounds:
+        start = clock()
+        judge(Mode.STANDARD, cards, slaps, 500)
+        costs.append((clock() - start) / 1000)
+    return percentiles(costs)
+
+
+def verdict_latency(trials: int, rng: random.Random) -> dict[str, float]:
+    """Decision instant to the winner's LED pin changing, through the real daemon on mock pins.
+
+    Each trial reveals, drives a button pin low (stamped by the mock pin), gives the cards,
+    and lets the daemon's own loop wake at the decision instant, judge, journal (fsync) and
+    render. A game that runs low on cards is replaced by a new one.
+    """
+    latencies: list[float] = []
+    folder = Path(tempfile.mkdtemp(prefix="companion-bench-"))
+    while len(latencies) < trials:
+        latencies.extend(_latency_game(trials - len(latencies), rng, folder))
+    return percentiles(latencies)
+
+
+def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
+    from companion.demo import demo_config
+    from companion.games.chomp import TwoPlayerEnd
+    from companion.referee.daemon import Cards, Stop
+    from companion.referee.session import open_session
+
+    players = ["ann", "bob", "cat"]
+    config = demo_config(players, Mode.STANDARD, TwoPlayerEnd.COUNT, folder / "bench.jsonl")
+    config = replace(config, lockout_ms=0.5)  # trials come faster than a hand could press
+    session = open_session(config, new=True, pin_factory="mock")
+    factory = session.devices["factory"].factory
+    buttons = {p.name: factory.pin(p.button) for p in config.players}
+    leds = {p.name: factory.pin(p.led.pins[0]) for p in config.players if p.led}
+    results: list[Any] = []
+    done = threading.Event()
+
+    def on_result(result: Any) -> None:
+        results.append(result)
+        done.set()
+
+    daemon = session.daemon
+    daemon.on_result = on_result
+    worker = threading.Thread(target=daemon.run, name="referee", daemon=True)
+    worker.start()
+    latencies: list[float] = []
+    cards = {"ann": (Card.SEAL,), "bob": (Card.SHARK,), "cat": (Card.PLANKTON,)}
+    game = session.referee.game
+    try:
+        while len(latencies) < trials and min(game.counts.values()) > 1:
+            winner = rng.choice(["ann", "bob"])
+            done.clear()
+            reveal_ns = time.monotonic_ns()
+            daemon.put(Reveal(reveal_ns, "bench"))
+            daemon.put(Cards(dict(cards)))
+            time.sleep(rng.uniform(0.002, 0.004))
+            buttons[winner].drive_low()
+            if not done.wait(timeout=2):
+                raise RuntimeError("the referee gave no verdict")
+            buttons[winner].drive_high()
+            verdict = results[-1].verdict
+            due_ns = reveal_ns + verdict.decided_at_us * US + session.referee.timing.settle_ns
+            # MockPin keeps the monotonic time of its last change: when the LED lit.
+            lit_ns = round(leds[winner]._last_change * 1e9)
+            latencies.append((lit_ns - due_ns) / 1000)
+            time.sleep(0.001)
+    finally:
+        daemon.put(Stop())
+        worker.join(timeout=5)
+        session.close()
+    return latencies
+
+
+def bench_referee(trials: int = 2000, seed: int = 1, latency_trials: int = 300) -> dict[str, Any]:
+    rng = random.Random(seed)
+    report: dict[str, Any] = {"trials": trials}
+    report.update(ordering(trials, rng))
+    report["verdict_latency_us"] = verdict_latency(latency_trials, rng)
+    report["latency_trials"] = latency_trials
+    report["judge_us"] = judge_cost(trials * 10, rng)
+    report["goals"] = {
+        "ordering_errors_stamp": 0,
+        "verdict_latency_us_p99": 1000,
+        "judge_us_p99": 50,
+    }
+    return report

@@ -1,0 +1,40 @@
+"""``companion bench``: print measured figures (goals are checked by reading them)."""
+
+from __future__ import annotations
+
+import argparse
+
+from companion.io import dump_json
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bench = commands.add_parser("bench", help="measure the referee and print figures")
+    sub = bench.add_subparsers(dest="bench_command", metavar="WHAT", required=True)
+    referee = sub.add_parser(
+        "referee",
+        help="ordering by stamp vs arrival, verdict latency on mock pins, judge cost",
+        description="Simulated presses 1 us to 2 ms apart with up to 2 ms arrival jitter, "
+        "judged by stamp and by arrival; verdict latency from the decision instant to the "
+        "winner's LED pin through the real daemon on mock pins; the engine's cost per verdict.",
+    )
+    referee.add_argument("--trials", type=int, default=2000, help="ordering trials (2000)")
+    referee.add_argument("--latency-trials", type=int, default=300, help="latency trials (300)")
+    referee.add_argument("--seed", type=int, default=1)
+    referee.add_argument("--json", action="store_true", help="one JSON object")
+    referee.set_defaults(handler=run_bench_referee)
+
+
+def run_bench_referee(args: argparse.Namespace) -> int:
+    from companion.bench import bench_referee
+
+    report = bench_referee(args.trials, args.seed, args.latency_trials)
+    if args.json:
+        print(dump_json(report))
+        return 0
+    lat, cost = report["verdict_latency_us"], report["judge_us"]
+    print(f"trials: {report['trials']}")
+    print(f"wrong winner judged by stamp:   {report['ordering_errors_stamp']}")
+    print(f"wrong winner judged by arrival: {report['ordering_errors_arrival']}")
+    print(f"verdict latency (decision -> LED): p50 {lat['p50']} us, p99 {lat['p99']} us")
+    print(f"judge cost per verdict: p50 {cost['p50']} us, p99 {cost['p99']} us")
+    return 0

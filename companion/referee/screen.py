@@ -1,0 +1,288 @@
+"""The table's terminal: what the referee shows and what it takes from the keyboard.
+
+Two faces over one :class:`TableView`:
+
+* a full-screen curses view for a person at the table (a Pi's console with a USB keyboard
+  or number pad, or any terminal): seats with their LEDs and counts, the buzzer, the
+  countdown, the card entry line, the last verdict and the messages;
+* a line mode for pipes and scripts (``start``, ``cards ann=seal bob=shark ...``,
+  ``status``, ``quit``), used when standard input is not a terminal.
+
+The view only reads the daemon's snapshot and puts inputs on its queue; it never decides.
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from companion.games.chomp import CARD_NAMES, Hand, RoundResult
+from companion.referee.card_entry import LEGEND, CardEntry
+from companion.referee.daemon import Cards, RefereeDaemon, StartRound, Stop
+from companion.referee.events import Reveal
+
+LedState = Callable[[str], float]  # player -> brightness 0..1 (0 when the player has no LED)
+
+
+def _headline(result: RoundResult) -> str:
+    from companion.commands.chomp import headline
+
+    return headline(result.verdict)
+
+
+@dataclass
+class TableView:
+    """Shared state of the screen: messages, the last verdict, the card entry."""
+
+    daemon: RefereeDaemon
+    led: LedState = lambda player: 0.0  # noqa: E731 - a default, not a definition
+    buzzer: Callable[[], bool] = lambda: False  # noqa: E731
+    slap_keys: dict[str, str] = field(default_factory=dict)  # key -> player (the demo)
+    type_cards: bool = True  # False when a card-reveal source supplies them
+    messages: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=6))
+    last: list[str] = field(default_factory=list)
+    entry: CardEntry | None = None
+    entry_round: int = 0
+
+    def notify(self, message: str) -> None:
+        self.messages.append(message)
+
+    def on_result(self, result: RoundResult) -> None:
+        from companion.commands.chomp import details
+
+        self.last = [f"Round {self.daemon.referee.rounds_played}: {_headline(result)}"]
+        self.last += details(result.verdict)
+        if result.went_out:
+            self.last.append(f"out of the game: {', '.join(result.went_out)}")
+
+    def ensure_entry(self, status: dict[str, Any]) -> CardEntry | None:
+        """A fresh card entry for each revealed round that still needs its cards."""
+        if not self.type_cards or status["phase"] != "revealed":
+            return None
+        if self.entry is None or self.entry_round != status["round"]:
+            game = self.daemon.referee.game
+            self.entry = CardEntry([(p, game.hand_size(p)) for p in game.active])
+            self.entry_round = status["round"]
+        return self.entry
+
+    def key(self, key: str, status: dict[str, Any]) -> bool:
+        """Handle one key; returns False to quit."""
+        if key in self.slap_keys:
+            return True  # the demo drives the pin itself
+        entry = self.ensure_entry(status)
+        if key in ("\n", "\r", "KEY_ENTER"):
+            if entry is not None and entry.complete and status["waiting_for_cards"]:
+                self.daemon.put(Cards(entry.cards()))
+            elif status["phase"] == "ready":
+                self.daemon.put(StartRound())
+            return True
+        if key == " " and status["phase"] == "ready":
+            self.daemon.put(StartRound())
+            return True
+        if key == "r" and status["phase"] == "ready":
+            self.daemon.put(Reveal(time.monotonic_ns(), "key"))
+            return True
+        if entry is not None and status["waiting_for_cards"] and entry.key(key):
+            return True
+        return key not in ("q", "Q")
+
+    def card_line(self, status: dict[str, Any]) -> str:
+        entry = self.ensure_entry(status)
+        if entry is None or not status["waiting_for_cards"]:
+            return ""
+        typed = entry.cards()
+        seats = []
+        for player, _ in entry.seats:
+            shown = " + ".join(str(c) for c in typed.get(player, ()))
+            marker = "▸" if player == entry.next_seat() else " "
+            seats.append(f"{marker}{player}: {shown or '_'}")
+        hint = "Enter to confirm" if entry.complete else "type each seat's card"
+        return "Cards  " + "  ".join(seats) + f"   ({hint}, Backspace undoes)"
+
+
+def parse_cards_line(words: list[str]) -> dict[str, Hand]:
+    """``ann=seal bob=shark`` or ``ann=seal,shark`` (double_chomp)."""
+    cards: dict[str, Hand] = {}
+    for word in words:
+        player, _, shown = word.partition("=")
+        names = [n for n in shown.split(",") if n]
+        if not player or not names or any(n not in CARD_NAMES for n in names):
+            raise ValueError(f"not a card: {word!r} (write player=card, e.g. ann=seal)")
+        cards[player] = tuple(CARD_NAMES[n] for n in names)
+    return cards
+
+
+def run_lines(view: TableView, stream: TextIO, out: TextIO) -> None:
+    """Line mode: one command per line, for scripts and service logs."""
+    daemon = view.daemon
+    for line in stream:
+        words = line.split()
+        if not words:
+            continue
+        command = words[0].lower()
+        if command in ("quit", "exit", "q"):
+            break
+        if command == "start":
+            daemon.put(StartRound())
+        elif command == "reveal":
+            daemon.put(Reveal(time.monotonic_ns(), "key"))
+        elif command == "cards":
+            try:
+                daemon.put(Cards(parse_cards_line(words[1:])))
+            except ValueError as exc:
+                print(exc, file=out, flush=True)
+        elif command == "wait":
+            time.sleep(float(words[1]) if len(words) > 1 else 1.0)
+        elif command == "status":
+            print(daemon.status(), file=out, flush=True)
+        else:
+            print(
+                f"unknown command {command!r} (start, reveal, cards, wait, status, quit)",
+                file=out,
+                flush=True,
+            )
+
+
+def run_curses(view: TableView, title: str, on_key: Callable[[str], None] | None = None) -> None:
+    """The full-screen table until the person quits."""
+    import curses
+
+    def loop(screen: Any) -> None:
+        curses.curs_set(0)
+        screen.timeout(20)
+        curses.start_color()
+        curses.use_default_colors()
+        curses.init_pair(1, curses.COLOR_GREEN, -1)
+        curses.init_pair(2, curses.COLOR_YELLOW, -1)
+        curses.init_pair(3, curses.COLOR_RED, -1)
+        quit_armed = False
+        while True:
+            status = view.daemon.status()
+            draw(screen, view, status, title, quit_armed)
+            try:
+                key = screen.get_wch()
+            except curses.error:
+                continue
+            name = key if isinstance(key, str) else curses.keyname(key).decode()
+            if name == "KEY_BACKSPACE":
+                name = "\x7f"
+            if on_key is not None:
+                on_key(name)
+            if quit_armed:
+                if name in ("y", "Y"):
+                    return
+                quit_armed = False
+                continue
+            if not view.key(name, status):
+                quit_armed = True
+
+    curses.wrapper(loop)
+
+
+def draw(
+    screen: Any, view: TableView, status: dict[str, Any], title: str, quit_armed: bool
+) -> None:
+    import curses
+
+    screen.erase()
+    height, width = screen.getmaxyx()
+
+    def put(y: int, x: int, text: str, attr: int = 0) -> None:
+        if 0 <= y < height and x < width:
+            screen.addnstr(y, x, text, max(0, width - x - 1), attr)
+
+    referee = view.daemon.referee
+    put(0, 0, title, curses.A_BOLD)
+    phase = status["phase"]
+    put(
+        1,
+        0,
+        f"Round {status['round']}  ·  {status['mode']}  ·  {phase}  ·  pot {status['pot']}"
+        f"  ·  tie window {referee.tie_window_us} us",
+    )
+    keys = {player: key for key, player in view.slap_keys.items()}
+    for row, player in enumerate(referee.game.players):
+        level = view.led(player)
+        lamp = "●" if level > 0.05 else "○"
+        colour = curses.color_pair(1) if level > 0.05 else 0
+        out = player in status["out"]
+        stuck = "  STUCK" if player in status["stuck"] else ""
+        key = f"[{keys[player]}] " if player in keys else ""
+        put(3 + row, 2, lamp, colour | curses.A_BOLD)
+        shown = " + ".join(status["cards"].get(player, []))
+        line = f" {key}{player:<10} {status['counts'][player]:>3} cards   {shown}"
+        put(3 + row, 3, line + ("  out" if out else "") + stuck, curses.A_DIM if out else 0)
+    y = 4 + len(referee.game.players)
+    put(y, 2, "♪ BUZZER" if view.buzzer() else "  buzzer", curses.color_pair(2) | curses.A_BOLD)
+    y += 2
+    card_line = view.card_line(status)
+    if card_line:
+        put(y, 0, card_line, curses.A_BOLD)
+        put(y + 1, 0, "       " + LEGEND, curses.A_DIM)
+    elif phase == "countdown":
+        put(y, 0, "Get ready… turn your card over at the long beep.", curses.A_BOLD)
+    elif phase == "revealed":
+        put(y, 0, "Cards are up: SLAP!", curses.A_BOLD)
+    elif status["over"]:
+        winner = status["winner"]
+        put(y, 0, f"Game over: {winner} wins!" if winner else "Game over: a draw.", curses.A_BOLD)
+    else:
+        put(y, 0, "Space: next round (countdown)   r: reveal now   q: quit", curses.A_BOLD)
+    y += 3
+    for line in view.last:
+        put(y, 0, line, curses.color_pair(1))
+        y += 1
+    y += 1
+    for message in view.messages:
+        put(y, 0, message, curses.color_pair(2))
+        y += 1
+    if quit_armed:
+        put(
+            height - 1,
+            0,
+            "Quit? The journal keeps the game (--resume). y / n",
+            curses.color_pair(3) | curses.A_BOLD,
+        )
+    screen.refresh()
+
+
+def serve(
+    view: TableView,
+    title: str,
+    interactive: bool | None = None,
+    on_key: Callable[[str], None] | None = None,
+) -> None:
+    """Run the daemon on its own thread and the screen (or line mode) on this one."""
+    daemon = view.daemon
+    curses_mode = interactive if interactive is not None else sys.stdin.isatty()
+    if curses_mode:
+        daemon.notify = view.notify
+        daemon.on_result = view.on_result
+    else:
+
+        def notify(message: str) -> None:
+            view.notify(message)
+            print(message, flush=True)
+
+        def on_result(result: RoundResult) -> None:
+            view.on_result(result)
+            print("\n".join(view.last), flush=True)
+
+        daemon.notify = notify
+        daemon.on_result = on_result
+    worker = threading.Thread(target=daemon.run, name="referee", daemon=True)
+    worker.start()
+    try:
+        if curses_mode:
+            run_curses(view, title, on_key)
+        else:
+            run_lines(view, sys.stdin, sys.stdout)
+            time.sleep(0.05)
+    finally:
+        daemon.put(Stop())
+        worker.join(timeout=5)
