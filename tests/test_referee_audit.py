@@ -66,7 +66,7 @@ def test_audit_recomputes_verdicts_and_shows_each_slaps_lead(
     assert rows[("ann", 412_000)]["status"] == "winner"
     assert rows[("ann", 412_000)]["margin_us"] == 19_500  # bob was 19.5 ms behind
     assert rows[("cat", 405_200)]["status"] == "bad chomp"
-    assert rows[("bob", 431_500)]["vs_winner_us"] == 19_500
+    assert rows[("bob", 431_500)]["vs_first_us"] == 19_500
     assert rows[("ann", 433_000)]["status"].startswith("not counted")
     # Round 2: dan's 400 us bounce was never a second press; dan led cat by 1.1 ms.
     rows2 = [(r["player"], r["status"]) for r in second["presses"]]

@@ -219,8 +219,9 @@ def run_audit(args: argparse.Namespace) -> int:
                 extra = f"  first by {p.margin_us} us"
             elif p.status == "winner":
                 extra = "  no other valid slap"
-            elif p.vs_winner_us is not None:
-                extra = f"  {p.vs_winner_us:+d} us vs the winner"
+            elif p.vs_first_us:
+                side = "after" if p.vs_first_us > 0 else "before"
+                extra = f"  {abs(p.vs_first_us)} us {side} the first valid slap"
             print(f"  {_us(p.t_us):>14}  {p.player:<{width}}  {p.status}{extra}  [{p.source}]")
         if not r.presses:
             print("  (no presses)")

@@ -79,20 +79,16 @@ def run_referee(args: argparse.Namespace) -> int:
     session = open_session(config, resume=args.resume, new=args.new, pin_factory=args.pin_factory)
     try:
         opened = session.devices["factory"]
-        print(f"pins: {opened.detail}", file=sys.stderr)
-        for source in session.sources:
-            print(
-                f"source {source.name}: {source.timing}, ±{source.uncertainty_us} us",
-                file=sys.stderr,
-            )
-        print(
-            f"tie window {session.referee.tie_window_us} us; journal {config.journal}",
-            file=sys.stderr,
-        )
+        lines = [f"pins: {opened.detail}"]
+        lines += [
+            f"press source {s.name}: {s.timing}, ±{s.uncertainty_us} us" for s in session.sources
+        ]
+        lines.append(f"tie window {session.referee.tie_window_us} us; journal {config.journal}")
+        lines += session.messages
         view = TableView(session.daemon, led=session.led_level, buzzer=session.buzzer_on)
-        for message in session.messages:
-            view.notify(message)
-            print(message, file=sys.stderr)
+        for line in lines:
+            print(line, file=sys.stderr)  # to the service log too
+            view.notify(line)
         serve(view, f"companion referee · {', '.join(config.names)}")
     finally:
         session.close()

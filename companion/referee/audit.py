@@ -30,7 +30,7 @@ class PressRow:
     t_us: int  # after the reveal; negative: before it
     source: str
     status: str
-    vs_winner_us: int | None = None  # this press minus the winning slap
+    vs_first_us: int | None = None  # this press minus the first valid slap (winner or tie)
     margin_us: int | None = None  # the winner's lead on the next valid slap
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,7 +98,8 @@ def audit(entries: list[dict[str, Any]]) -> list[AuditedRound]:
         row = AuditedRound(past.n, mode, past.window_us, past.cards, verdict, past.verdict)
         first = {s.player: s.t_us for s in first_presses(slaps)}
         by_slap = verdict.reason in (Reason.SLAP, Reason.FEEDING_FRENZY)
-        won_at = first.get(verdict.winner) if by_slap and verdict.winner else None
+        leader = verdict.tied[0] if verdict.tied else verdict.winner if by_slap else None
+        won_at = first.get(leader) if leader else None
         others = sorted(
             t for p, t in first.items() if p != verdict.winner and p not in verdict.bad_chomps
         )
@@ -116,7 +117,7 @@ def audit(entries: list[dict[str, Any]]) -> list[AuditedRound]:
                 seen.add(player)
             press = PressRow(player, t_us, edge["source"], status)
             if won_at is not None:
-                press.vs_winner_us = t_us - won_at
+                press.vs_first_us = t_us - won_at
                 if status == "winner":
                     press.margin_us = others[0] - won_at if others else None
             row.presses.append(press)
