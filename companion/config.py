@@ -60,6 +60,11 @@ BCM_TO_BOARD = {bcm: board for board, bcm in BOARD_TO_BCM.items()}
 PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "pigpio", "native", "mock")
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also accepts '²', which int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def parse_pin(value: object, path: str) -> int:
     """A BCM number from ``17``, ``"GPIO17"``, ``"BCM17"``, ``"BOARD11"`` or ``"J8:11"``."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -68,16 +73,16 @@ def parse_pin(value: object, path: str) -> int:
         text = value.strip().upper()
         board = None
         for prefix in ("BOARD", "J8:"):
-            if text.startswith(prefix) and text[len(prefix) :].isdigit():
+            if text.startswith(prefix) and _digits(text[len(prefix) :]):
                 board = int(text[len(prefix) :])
         if board is not None:
             if board not in BOARD_TO_BCM:
                 raise data.fail(path, f"header pin {board} is not a GPIO (power, ground or ID)")
             return BOARD_TO_BCM[board]
         for prefix in ("GPIO", "BCM"):
-            if text.startswith(prefix) and text[len(prefix) :].isdigit():
+            if text.startswith(prefix) and _digits(text[len(prefix) :]):
                 text = text[len(prefix) :]
-        if not text.isdigit():
+        if not _digits(text):
             raise data.fail(path, f"not a pin: {value!r} (use 17, 'GPIO17' or 'BOARD11')")
         bcm = int(text)
     else:

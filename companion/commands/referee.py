@@ -129,9 +129,12 @@ def run_demo(args: argparse.Namespace) -> int:
         if args.autoplay:
             rounds = autoplay(session, table)
             game = session.referee.game
+            print(f"audit it: companion chomp audit {session.config.journal}")
+            if not game.over:
+                print(f"{rounds} rounds; the game stopped before its end. Cards: {game.counts}")
+                return 1
             result = f"winner {game.winner}" if game.winner else "a draw"
             print(f"{rounds} rounds, game over: {result}. Cards: {game.counts}, pot {game.pot}.")
-            print(f"audit it: companion chomp audit {session.config.journal}")
             return 0
         keys = dict(zip(SLAP_KEYS, players, strict=False))
         view = TableView(

@@ -59,7 +59,7 @@ class CardEntry:
 
     def key(self, key: str) -> bool:
         """Feed one key; returns whether it was used."""
-        if key in UNDO_KEYS:
+        if key in UNDO_KEYS or key == "U":
             if self.typed:
                 self.typed.pop()
                 return True

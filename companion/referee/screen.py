@@ -84,7 +84,7 @@ class TableView:
         if key == " " and status["phase"] == "ready":
             self.daemon.put(StartRound())
             return True
-        if key == "r" and status["phase"] == "ready":
+        if key in ("r", "R") and status["phase"] == "ready":
             self.daemon.put(Reveal(time.monotonic_ns(), "key"))
             return True
         if entry is not None and status["waiting_for_cards"] and entry.key(key):
@@ -117,6 +117,17 @@ def parse_cards_line(words: list[str]) -> dict[str, Hand]:
     return cards
 
 
+MAX_WAIT_S = 3600.0
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 <= value <= MAX_WAIT_S else None  # NaN fails both comparisons
+
+
 def run_lines(view: TableView, stream: TextIO, out: TextIO) -> None:
     """Line mode: one command per line, for scripts and service logs."""
     daemon = view.daemon
@@ -137,7 +148,15 @@ def run_lines(view: TableView, stream: TextIO, out: TextIO) -> None:
             except ValueError as exc:
                 print(exc, file=out, flush=True)
         elif command == "wait":
-            time.sleep(float(words[1]) if len(words) > 1 else 1.0)
+            seconds = _seconds(words[1] if len(words) > 1 else "1")
+            if seconds is None:
+                print(
+                    f"wait takes seconds from 0 to {MAX_WAIT_S:g}, not {words[1]!r}",
+                    file=out,
+                    flush=True,
+                )
+            else:
+                time.sleep(seconds)
         elif command == "status":
             print(daemon.status(), file=out, flush=True)
         else:

@@ -66,6 +66,12 @@ def build_referee(
     """
     timing = timing_of(config)
     messages: list[str] = []
+    if journal_path.is_dir():
+        raise ConfigError(
+            "referee.journal",
+            f"{journal_path} is a folder: name a file in it",
+            config.source or None,
+        )
     if journal_path.exists() and journal_path.stat().st_size > 0:
         if new:
             messages.append(f"previous journal kept as {archive(journal_path)}")
@@ -82,6 +88,7 @@ def build_referee(
             if _game_over(contents.entries):
                 messages.append(f"the journal's game is over; kept as {archive(journal_path)}")
             else:
+                _check_same_table(config, contents.entries[0], journal_path)
                 referee, appended, more = Referee.from_journal(contents.entries, timing, sources)
                 done = referee.rounds_played
                 messages.append(f"resumed the game from {journal_path} after round {done}")
@@ -89,6 +96,26 @@ def build_referee(
     game = ChompGame.new(config.names, config.mode, config.two_player_end, config.tie_window_us)
     referee = Referee(game, timing, sources)
     return referee, [referee.start_info()], messages
+
+
+def _check_same_table(config: RefereeConfig, start: dict[str, Any], journal: Path) -> None:
+    """A journal's game is resumed only with the table it was played at."""
+    seated, configured = list(start["players"]), list(config.names)
+    if seated != configured:
+        raise ConfigError(
+            "players",
+            f"{journal} is a game of {', '.join(seated)}, but the config seats "
+            f"{', '.join(configured)}: fix the config, or --new for a new game",
+            config.source or None,
+        )
+    for key, value in (("mode", config.mode), ("two_player_end", config.two_player_end)):
+        if start[key] != str(value):
+            raise ConfigError(
+                f"game.{key}",
+                f"{journal} was played with {key} = {start[key]!r}, the config says "
+                f"{str(value)!r}: fix the config, or --new for a new game",
+                config.source or None,
+            )
 
 
 @dataclass
@@ -151,7 +178,14 @@ def open_session(
         referee, appended, messages = build_referee(config, sources, config.journal, resume, new)
         if referee.window_warning:
             messages.append(referee.window_warning)
-        journal = JournalWriter(config.journal)
+        try:
+            journal = JournalWriter(config.journal)
+        except OSError as exc:
+            raise ConfigError(
+                "referee.journal",
+                f"cannot write the journal {config.journal}: {exc.strerror or exc}",
+                config.source or None,
+            ) from None
         journal.write(appended, durable=True)
         daemon = RefereeDaemon(referee, clock, journal, outputs.render, notify, inbox=inbox)
         for player in sorted(buttons.held()):
