@@ -35,3 +35,13 @@ def test_mypy_strict_is_clean() -> None:
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_help_imports_no_game_engine() -> None:
+    """``companion --help`` lists every command without importing their engines."""
+    probe = (
+        "import sys; from companion.cli import build_parser; build_parser([]); "
+        "print(sorted(m for m in sys.modules if m.startswith('companion.games')))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr
