@@ -9,6 +9,7 @@ numbers (``17``) or names gpiozero also understands (``"GPIO17"``, ``"BCM17"``,
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -118,8 +119,16 @@ class LedConfig:
 @dataclass(frozen=True)
 class PlayerConfig:
     name: str
-    button: int
+    button: int | None  # a GPIO pin, or None when the button is on the Pico bridge
     led: LedConfig | None = None
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    """Buttons wired to the Pico bridge (firmware_bridge/, hardware/BRIDGE.md)."""
+
+    port: str  # "auto", a device path, or a pyserial URL such as hwgrep://2e8a:0005
+    buttons: Mapping[str, int]  # player -> Pico button index
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,7 @@ class RefereeConfig:
     buzzer: BuzzerConfig | None = None
     status_led: LedConfig | None = None
     reveal_button: int | None = None
+    bridge: BridgeConfig | None = None
     source: str = field(default="", compare=False)
 
     @property
@@ -154,7 +164,10 @@ class RefereeConfig:
         return tuple(p.name for p in self.players)
 
 
-_TOP_KEYS = ("game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button")
+_TOP_KEYS = (
+    "game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button", "bridge",
+)  # fmt: skip
+BRIDGE_BUTTONS = 16  # the Pico firmware's button indexes 0..15 (hardware/BRIDGE.md)
 _REFEREE_KEYS = (
     "tie_window_us",
     "settle_ms",
@@ -200,20 +213,46 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
         used[pin] = path
         return pin
 
+    bridge = None
+    if "bridge" in raw:
+        b = data.obj(raw["bridge"], "bridge", required=("buttons",), optional=("port",))
+        port = data.name(b.get("port", "auto"), "bridge.port", "port")
+        indexes: dict[str, int] = {}
+        for player, index in data.mapping(b["buttons"], "bridge.buttons").items():
+            where = data.at("bridge.buttons", player)
+            n = data.integer(index, where, 0, BRIDGE_BUTTONS - 1)
+            if n in indexes.values():
+                raise data.fail(where, f"bridge button {n} is used twice")
+            indexes[player] = n
+        bridge = BridgeConfig(port, indexes)
+
     players: list[PlayerConfig] = []
     for i, item in enumerate(data.lst(raw["players"], "players")):
         here = data.at("players", i)
-        p = data.obj(item, here, required=("name", "button"), optional=("led",))
+        p = data.obj(item, here, required=("name",), optional=("button", "led"))
         name = data.name(p["name"], data.at(here, "name"), "player")
         if name in (q.name for q in players):
             raise data.fail(data.at(here, "name"), f"player {name!r} is named twice")
-        button = claim(parse_pin(p["button"], data.at(here, "button")), data.at(here, "button"))
+        on_bridge = bridge is not None and name in bridge.buttons
+        if ("button" in p) == on_bridge:
+            raise data.fail(
+                here,
+                f"{name!r} needs exactly one button: a GPIO pin here or an index in [bridge]",
+            )
+        button = None
+        if "button" in p:
+            where = data.at(here, "button")
+            button = claim(parse_pin(p["button"], where), where)
         led = None
         if "led" in p:
             led = _led(p["led"], data.at(here, "led"))
             for pin in led.pins:
                 claim(pin, data.at(here, "led"))
         players.append(PlayerConfig(name, button, led))
+    if bridge is not None:
+        for player in bridge.buttons:
+            if player not in (q.name for q in players):
+                raise data.fail(data.at("bridge.buttons", player), f"no player {player!r}")
     low, high = player_range(mode)
     if not low <= len(players) <= high:
         wanted = f"{low}" if low == high else f"{low} or more"
@@ -266,6 +305,7 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
         buzzer=buzzer,
         status_led=status,
         reveal_button=reveal_button,
+        bridge=bridge,
     )
 
 

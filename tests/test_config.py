@@ -280,7 +280,7 @@ def test_a_player_named_twice(tmp_path: Path) -> None:
 
 def test_a_missing_player_button_names_the_player(tmp_path: Path) -> None:
     path = write(tmp_path, BASE.replace("button = 27\n", ""))
-    assert_one_clear_error(config_error(path), path, "players[1]", "missing key 'button'")
+    assert_one_clear_error(config_error(path), path, "players[1]", "needs exactly one button")
 
 
 def test_no_players_at_all(tmp_path: Path) -> None:

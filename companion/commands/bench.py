@@ -23,6 +23,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     referee.add_argument("--json", action="store_true", help="one JSON object")
     referee.set_defaults(handler=run_bench_referee)
 
+    bridge = sub.add_parser(
+        "bridge",
+        help="the Pico bridge's host path against a simulated Pico over a pty",
+        description="Frames decoded per second, press latency end to end through a pty, and "
+        "the clock-sync error after a simulated run with 50 ppm drift.",
+    )
+    bridge.add_argument("--frames", type=int, default=30_000)
+    bridge.add_argument("--latency-trials", type=int, default=500)
+    bridge.add_argument("--sync-seconds", type=float, default=1800.0)
+    bridge.add_argument("--seed", type=int, default=1)
+    bridge.add_argument("--json", action="store_true", help="one JSON object")
+    bridge.set_defaults(handler=run_bench_bridge)
+
 
 def run_bench_referee(args: argparse.Namespace) -> int:
     from companion.bench import bench_referee
@@ -37,4 +50,12 @@ def run_bench_referee(args: argparse.Namespace) -> int:
     print(f"wrong winner judged by arrival: {report['ordering_errors_arrival']}")
     print(f"verdict latency (decision -> LED): p50 {lat['p50']} us, p99 {lat['p99']} us")
     print(f"judge cost per verdict: p50 {cost['p50']} us, p99 {cost['p99']} us")
+    return 0
+
+
+def run_bench_bridge(args: argparse.Namespace) -> int:
+    from firmware_bridge.bench import bench_bridge, format_bench_bridge
+
+    report = bench_bridge(args.frames, args.latency_trials, args.sync_seconds, args.seed)
+    print(dump_json(report) if args.json else "\n".join(format_bench_bridge(report)))
     return 0

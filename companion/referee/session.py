@@ -172,9 +172,23 @@ def open_session(
         devices["outputs"] = outputs
         # The inbox exists before the sources, so no edge can arrive with nowhere to go.
         inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
-        buttons = GpioPressSource({p.name: p.button for p in config.players}, opened, inbox.put)
-        devices["buttons"] = buttons
-        sources = [buttons.info]
+        sources: list[SourceInfo] = []
+        held: set[tuple[str, str]] = set()  # (player, source) already down at start
+        on_gpio = {p.name: p.button for p in config.players if p.button is not None}
+        if on_gpio:
+            buttons = GpioPressSource(on_gpio, opened, inbox.put)
+            devices["buttons"] = buttons
+            sources.append(buttons.info)
+            held.update((p, buttons.info.name) for p in buttons.held())
+        if config.bridge is not None:
+            from firmware_bridge.host import BridgeClient
+
+            bridge = BridgeClient(
+                config.bridge.buttons, inbox.put, config.bridge.port, notify=notify
+            )
+            devices["bridge"] = bridge
+            sources.append(bridge.info)
+            held.update((p, bridge.info.name) for p in bridge.held())
         referee, appended, messages = build_referee(config, sources, config.journal, resume, new)
         if referee.window_warning:
             messages.append(referee.window_warning)
@@ -188,10 +202,10 @@ def open_session(
             ) from None
         journal.write(appended, durable=True)
         daemon = RefereeDaemon(referee, clock, journal, outputs.render, notify, inbox=inbox)
-        for player in sorted(buttons.held()):
+        for player, source in sorted(held):
             # Already down at start: no edge will come, so report one; held on, it is
             # flagged stuck like any other.
-            inbox.put(Edge(player, True, clock.now_ns(), buttons.info.name, -1))
+            inbox.put(Edge(player, True, clock.now_ns(), source, -1))
         if config.reveal_button is not None:
             devices["reveal_button"] = GpioRevealButton(config.reveal_button, opened, inbox.put)
     except BaseException:
