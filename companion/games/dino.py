@@ -1,0 +1,1069 @@
+"""Chomp, the dinosaur land game: herds, the game-end feeding and the score.
+
+Pure rules, settled by the house rulings D1-D6 (``shared/spec/rulings.md``).  A land is a
+grid of quarter-card cells; each visible printed area is a :class:`Section` over one or
+more cells, and mountain ranges lie on edges between cells.  Nothing here reads a file or
+a clock: the text grid lives in :mod:`companion.games.dino_text`, cards and placement logs
+in :mod:`companion.games.dino_catalog`.
+
+* :func:`build_land` checks a land (D1, D2) and names the bad place through callbacks, so
+  JSON input gets a JSON path and the text grid gets a line and a column.
+* :func:`score` finds the herds (D3), feeds them in the rulebook's order (D4) and adds up
+  dinos, eggs and goals (D5).  It is linear in the number of cells.
+* :func:`rank` orders players by score with the tie-break of D5.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+from typing import Any, NamedTuple
+
+from companion import data
+from companion.errors import InputError
+
+Cell = tuple[int, int]  # (x, y) in quarter-card cells; y grows downwards
+Edge = tuple[Cell, Cell]  # two orthogonal neighbours, the smaller first
+
+
+class Kind(StrEnum):
+    DINO = "dino"
+    PLANTS = "plants"
+    TAR_PIT = "tar_pit"
+    MEAT = "meat"
+    NEST = "nest"
+    EGG = "egg"  # the egg icon printed on a card: it lets you place a token, no score
+    LAND = "land"  # plain ground: no effect
+
+
+class Diet(StrEnum):
+    HERBIVORE = "herbivore"
+    CARNIVORE = "carnivore"
+
+
+class Size(IntEnum):
+    """Dino sizes; the value is also the points a living dino of that size scores (D5)."""
+
+    SMALL = 1
+    MEDIUM = 2
+    LARGE = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+class Dino(StrEnum):
+    SMALL_HERBIVORE = "small_herbivore"
+    MEDIUM_HERBIVORE = "medium_herbivore"
+    LARGE_HERBIVORE = "large_herbivore"
+    SMALL_CARNIVORE = "small_carnivore"
+    MEDIUM_CARNIVORE = "medium_carnivore"
+    LARGE_CARNIVORE = "large_carnivore"
+
+    @property
+    def size(self) -> Size:
+        return _SIZE[self]
+
+    @property
+    def diet(self) -> Diet:
+        return Diet.CARNIVORE if self.value.endswith("carnivore") else Diet.HERBIVORE
+
+    def words(self, n: int) -> str:
+        """``1 medium carnivore``, ``3 large herbivores``: how the report names dinos."""
+        word = self.value.replace("_", " ")
+        return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+_SIZE = {d: Size[d.value.split("_")[0].upper()] for d in Dino}
+
+# D1: a large dino always covers two cells (half a card).
+LARGE_DINO_CELLS = 2
+EGG_POINTS = 2  # D5: each egg token on a visible nest
+
+
+class Why(StrEnum):
+    """Why a herd lives or dies (formats.md), in the order D4 decides it."""
+
+    TAR_PIT = "tar_pit"  # step 1: extinct
+    MEAT = "meat"  # step 2: a carnivore fed by meat
+    ATE = "ate"  # step 2: a carnivore that ate at least one herbivore herd
+    EATEN = "eaten"  # step 2: a herbivore herd some carnivore ate
+    STARVED = "starved"  # step 2: a carnivore with nothing to eat
+    PLANTS = "plants"  # step 3: a herbivore fed by plants
+    NO_PLANTS = "no_plants"  # step 3: a herbivore with no plants
+
+
+ALIVE = frozenset({Why.MEAT, Why.ATE, Why.PLANTS})
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One visible printed area: a dino (``count`` of them), plants, a nest..."""
+
+    id: str
+    kind: Kind
+    cells: tuple[Cell, ...]
+    dino: Dino | None = None
+    count: int = 1  # dinos in a dino section (D1: "some areas have multiple small dinos")
+    egg: bool = False  # a nest with an egg token on it (D5: 2 points)
+
+
+def edge(a: Cell, b: Cell) -> Edge:
+    """The edge between two cells, written one way whichever side it is named from."""
+    return (a, b) if a <= b else (b, a)
+
+
+def neighbours(cell: Cell) -> tuple[Cell, Cell, Cell, Cell]:
+    x, y = cell
+    return ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+
+
+def is_neighbour(a: Cell, b: Cell) -> bool:
+    """D2: orthogonal only; diagonal is never adjacent."""
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
+
+
+# --------------------------------------------------------------------------------------
+# Goals (docs/dino-goals.md)
+# --------------------------------------------------------------------------------------
+
+
+class GoalKind(StrEnum):
+    PER_LIVING_DINO = "per_living_dino"
+    PER_EXTINCT_DINO = "per_extinct_dino"
+    PER_EGG = "per_egg"
+    PER_HERD_AT_LEAST = "per_herd_at_least"
+    PER_EXTINCT_HERD = "per_extinct_herd"
+    MANUAL = "manual"
+
+
+@dataclass(frozen=True, slots=True)
+class Goal:
+    """A goal card as the table reads it: points per thing counted, or plain points."""
+
+    kind: GoalKind
+    points: int
+    name: str | None = None
+    diet: Diet | None = None
+    size: Size | None = None
+    dinos: int = 1  # per_herd_at_least: the smallest herd that counts
+    alive: bool | None = True  # per_herd_at_least: living herds, extinct ones, or any (None)
+
+    def matches(self, dino: Dino) -> bool:
+        return (self.diet is None or dino.diet is self.diet) and (
+            self.size is None or dino.size is self.size
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The goal as it is written in a land or game file (the same shape it is read in)."""
+        body: Any
+        if self.kind in (GoalKind.PER_EGG, GoalKind.MANUAL):
+            body = self.points
+        else:
+            fields: dict[str, Any] = {"points": self.points}
+            if self.kind is GoalKind.PER_HERD_AT_LEAST:
+                fields["dinos"] = self.dinos
+                fields["alive"] = self.alive
+            if self.diet is not None:
+                fields["diet"] = str(self.diet)
+            if self.size is not None:
+                fields["size"] = self.size.label
+            body = fields
+        out: dict[str, Any] = {str(self.kind): body}
+        if self.name is not None:
+            out["name"] = self.name
+        return out
+
+    def describe(self) -> str:
+        """The goal in words, for the report."""
+        what = " ".join(w for w in (self.size.label if self.size else None, self.diet or None) if w)
+        if self.kind is GoalKind.MANUAL:
+            return f"{self.points} points"
+        if self.kind is GoalKind.PER_EGG:
+            return f"{self.points} per egg"
+        if self.kind is GoalKind.PER_LIVING_DINO:
+            return f"{self.points} per living {what or 'dino'}"
+        if self.kind is GoalKind.PER_EXTINCT_DINO:
+            return f"{self.points} per extinct {what or 'dino'}"
+        if self.kind is GoalKind.PER_EXTINCT_HERD:
+            return f"{self.points} per extinct {what + ' ' if what else ''}herd"
+        state = {True: "living ", False: "extinct ", None: ""}[self.alive]
+        return (
+            f"{self.points} per {state}{what + ' ' if what else ''}herd "
+            f"of {self.dinos} or more dinos"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GoalScore:
+    goal: Goal
+    count: int  # how many things the goal counted (1 for manual points)
+    points: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "goal": self.goal.to_dict(),
+            "name": self.goal.name or self.goal.describe(),
+            "count": self.count,
+            "points": self.points,
+        }
+
+
+DIET_NAMES = {str(d): d for d in Diet}
+SIZE_NAMES = {s.label: s for s in Size}
+GOAL_NAMES = {str(k): k for k in GoalKind}
+
+
+def goal_from_dict(value: object, path: str) -> Goal:
+    """Read one goal: exactly one vocabulary key, and an optional ``name``."""
+    raw = data.obj(value, path, optional=("name", *GOAL_NAMES))
+    kinds = [k for k in raw if k != "name"]
+    if len(kinds) != 1:
+        raise data.fail(
+            path,
+            "a goal has exactly one of: " + ", ".join(GOAL_NAMES)
+            if not kinds
+            else f"a goal has one kind, got {', '.join(kinds)}",
+        )
+    key = kinds[0]
+    kind = GOAL_NAMES[key]
+    here = data.at(path, key)
+    name = data.name(raw["name"], data.at(path, "name")) if "name" in raw else None
+    body = raw[key]
+    if kind in (GoalKind.PER_EGG, GoalKind.MANUAL):
+        return Goal(kind, data.integer(body, here), name)
+    if kind is not GoalKind.PER_HERD_AT_LEAST and not isinstance(body, dict):
+        return Goal(kind, data.integer(body, here), name)
+    required = ("points", "dinos") if kind is GoalKind.PER_HERD_AT_LEAST else ("points",)
+    optional = ("diet", "size", "alive") if kind is GoalKind.PER_HERD_AT_LEAST else ("diet", "size")
+    fields = data.obj(body, here, required=required, optional=optional)
+    diet = size = None
+    if fields.get("diet") is not None:
+        diet = data.choice(fields["diet"], data.at(here, "diet"), DIET_NAMES, "diet")
+    if fields.get("size") is not None:
+        size = data.choice(fields["size"], data.at(here, "size"), SIZE_NAMES, "size")
+    dinos: int = 1
+    alive: bool | None = True
+    if kind is GoalKind.PER_HERD_AT_LEAST:
+        dinos = data.integer(fields["dinos"], data.at(here, "dinos"), 1)
+        raw_alive = fields.get("alive", True)
+        alive = None if raw_alive is None else data.boolean(raw_alive, data.at(here, "alive"))
+    points = data.integer(fields["points"], data.at(here, "points"))
+    return Goal(kind, points, name, diet, size, dinos, alive)
+
+
+def goals_from_list(value: object, path: str) -> tuple[Goal, ...]:
+    return tuple(goal_from_dict(g, data.at(path, i)) for i, g in enumerate(data.lst(value, path)))
+
+
+# --------------------------------------------------------------------------------------
+# Lands: checked construction (D1, D2)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Land:
+    """The visible land: sections that do not share a cell, mountains on edges, goals.
+
+    Build it with :func:`build_land` (which checks it); the scorer trusts it.
+    """
+
+    sections: tuple[Section, ...]
+    mountains: frozenset[Edge] = frozenset()
+    goals: tuple[Goal, ...] = ()
+
+    def cell_index(self) -> dict[Cell, int]:
+        """Cell -> index of the section on it."""
+        return {cell: i for i, s in enumerate(self.sections) for cell in s.cells}
+
+    def with_goals(self, goals: Sequence[Goal]) -> Land:
+        return Land(self.sections, self.mountains, tuple(goals))
+
+
+def _connected(cells: Sequence[Cell]) -> bool:
+    todo, seen = [cells[0]], {cells[0]}
+    members = set(cells)
+    while todo:
+        for n in neighbours(todo.pop()):
+            if n in members and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return len(seen) == len(members)
+
+
+def _article(dino: Dino) -> str:
+    return "a " + dino.value.replace("_", " ")
+
+
+def check_section(section: Section) -> str | None:
+    """What is wrong with one section on its own (D1), or None."""
+    if not section.cells:
+        return "a section covers at least one cell"
+    if len(set(section.cells)) != len(section.cells):
+        return "a cell is listed twice"
+    if section.kind is Kind.DINO:
+        if section.dino is None:
+            return "a dino section names its dino"
+        if section.count < 1:
+            return "a dino section holds at least one dino"
+        if section.dino.size is Size.LARGE and len(section.cells) != LARGE_DINO_CELLS:
+            return (
+                f"{_article(section.dino)} covers exactly {LARGE_DINO_CELLS} cells "
+                f"(half a card), not {len(section.cells)}"
+            )
+    else:
+        if section.dino is not None or section.count != 1:
+            return f"only dino sections hold dinos, this is {section.kind}"
+        if section.egg and section.kind is not Kind.NEST:
+            return "only a nest holds an egg token"
+    if not _connected(section.cells):
+        return "the cells of a section are connected side by side"
+    return None
+
+
+def build_land(
+    sections: Sequence[Section],
+    mountains: Iterable[tuple[Cell, Cell]],
+    goals: Sequence[Goal] = (),
+    section_where: Callable[[int], str] = lambda i: f"sections[{i}]",
+    mountain_where: Callable[[int], str] = lambda i: f"mountains[{i}]",
+) -> Land:
+    """Check a land and return it; the first problem is an InputError at its place.
+
+    ``section_where`` and ``mountain_where`` turn an index into the place a person should
+    look (a JSON path, or a line and column of the text grid).
+    """
+    owner: dict[Cell, int] = {}
+    ids: dict[str, int] = {}
+    for i, section in enumerate(sections):
+        problem = check_section(section)
+        if problem:
+            raise InputError(section_where(i), problem)
+        if section.id in ids:
+            raise InputError(
+                section_where(i),
+                f"section id {section.id!r} is used twice (also {ids[section.id]})",
+            )
+        ids[section.id] = i
+        for cell in section.cells:
+            if cell in owner:
+                other = sections[owner[cell]].id
+                raise InputError(
+                    section_where(i),
+                    f"cell [{cell[0]}, {cell[1]}] is already in section {other!r}: "
+                    "a cell belongs to one section",
+                )
+            owner[cell] = i
+    edges = set()
+    for j, (a, b) in enumerate(mountains):
+        if not is_neighbour(a, b):
+            raise InputError(
+                mountain_where(j),
+                f"a mountain between [{a[0]}, {a[1]}] and [{b[0]}, {b[1]}], which are not "
+                "neighbours (a mountain lies on the edge between two cells side by side)",
+            )
+        if a not in owner and b not in owner:
+            raise InputError(mountain_where(j), "a mountain between two empty places")
+        if a in owner and owner.get(b) == owner[a]:
+            raise InputError(
+                mountain_where(j),
+                f"a mountain inside section {sections[owner[a]].id!r}: mountains separate sections",
+            )
+        edges.add(edge(a, b))
+    return Land(tuple(sections), frozenset(edges), tuple(goals))
+
+
+KIND_NAMES = {str(k): k for k in Kind}
+DINO_NAMES = {str(d): d for d in Dino}
+
+
+def cell_from_value(value: object, path: str) -> Cell:
+    items = data.lst(value, path)
+    if len(items) != 2:
+        raise data.fail(path, f"a cell is [x, y], got {len(items)} numbers")
+    return (data.integer(items[0], data.at(path, 0)), data.integer(items[1], data.at(path, 1)))
+
+
+def section_from_dict(value: object, path: str) -> Section:
+    raw = data.obj(value, path, required=("id", "kind", "cells"), optional=("dino", "count", "egg"))
+    sid = data.name(raw["id"], data.at(path, "id"), "section id")
+    kind = data.choice(raw["kind"], data.at(path, "kind"), KIND_NAMES, "kind")
+    cells = tuple(
+        cell_from_value(c, data.at(data.at(path, "cells"), i))
+        for i, c in enumerate(data.lst(raw["cells"], data.at(path, "cells")))
+    )
+    if kind is not Kind.DINO:
+        for key in ("dino", "count"):
+            if key in raw:
+                raise data.fail(data.at(path, key), f"only dino sections have {key!r}")
+    elif "dino" not in raw:
+        raise data.fail(path, "missing key 'dino' (a dino section names its dino)")
+    if "egg" in raw and kind is not Kind.NEST:
+        raise data.fail(data.at(path, "egg"), "only a nest holds an egg token")
+    dino = (
+        data.choice(raw["dino"], data.at(path, "dino"), DINO_NAMES, "dino")
+        if "dino" in raw
+        else None
+    )
+    count = data.integer(raw.get("count", 1), data.at(path, "count"), 1)
+    egg = data.boolean(raw.get("egg", False), data.at(path, "egg"))
+    return Section(sid, kind, cells, dino, count, egg)
+
+
+def land_from_dict(value: object, path: str = data.ROOT) -> Land:
+    """Read the "Chomp land" JSON of formats.md; errors name the JSON path."""
+    raw = data.obj(value, path, required=("sections",), optional=("mountains", "goals"))
+    spath = data.at(path, "sections")
+    sections = [
+        section_from_dict(s, data.at(spath, i))
+        for i, s in enumerate(data.lst(raw["sections"], spath))
+    ]
+    mpath = data.at(path, "mountains")
+    mountains = []
+    for j, item in enumerate(data.lst(raw.get("mountains", []), mpath)):
+        here = data.at(mpath, j)
+        pair = data.lst(item, here)
+        if len(pair) != 2:
+            raise data.fail(
+                here, f"a mountain is a pair of cells [[x, y], [x, y]], got {len(pair)}"
+            )
+        mountains.append(
+            (cell_from_value(pair[0], data.at(here, 0)), cell_from_value(pair[1], data.at(here, 1)))
+        )
+    goals = goals_from_list(raw.get("goals", []), data.at(path, "goals"))
+    return build_land(
+        sections,
+        mountains,
+        goals,
+        lambda i: data.at(spath, i),
+        lambda j: data.at(mpath, j),
+    )
+
+
+def land_to_dict(land: Land) -> dict[str, Any]:
+    """The land in the formats.md JSON shape (reads back with :func:`land_from_dict`)."""
+    sections = []
+    for s in land.sections:
+        item: dict[str, Any] = {"id": s.id, "kind": str(s.kind)}
+        if s.dino is not None:
+            item["dino"] = str(s.dino)
+            item["count"] = s.count
+        if s.kind is Kind.NEST:
+            item["egg"] = s.egg
+        item["cells"] = [list(c) for c in s.cells]
+        sections.append(item)
+    return {
+        "sections": sections,
+        "mountains": [[list(a), list(b)] for a, b in sorted(land.mountains)],
+        "goals": [g.to_dict() for g in land.goals],
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Herds and feeding (D2-D4)
+# --------------------------------------------------------------------------------------
+
+
+def _walls(mountains: frozenset[Edge]) -> dict[Cell, int]:
+    """Mountains as bits on the left or top cell of their edge: 1 right, 2 below."""
+    walls: dict[Cell, int] = {}
+    for a, b in mountains:  # edge order: a is left of b or above it
+        walls[a] = walls.get(a, 0) | (1 if a[1] == b[1] else 2)
+    return walls
+
+
+def adjacent_pairs(land: Land) -> list[tuple[int, int]]:
+    """D2: pairs of different sections that touch across an edge with no mountain.
+
+    One look right and one look down from every cell: linear in the number of cells.  A
+    pair may repeat when two sections share a long border.
+    """
+    where = land.cell_index()
+    walls = _walls(land.mountains)
+    pairs: list[tuple[int, int]] = []
+    add = pairs.append
+    get = where.get
+    wall = walls.get
+    for cell, i in where.items():
+        x, y = cell
+        w = wall(cell, 0)
+        if not w & 1:
+            j = get((x + 1, y))
+            if j is not None and j != i:
+                add((i, j))
+        if not w & 2:
+            j = get((x, y + 1))
+            if j is not None and j != i:
+                add((i, j))
+    return pairs
+
+
+def adjacency(land: Land) -> list[set[int]]:
+    """D2: for each section, the set of sections next to it."""
+    near: list[set[int]] = [set() for _ in land.sections]
+    for i, j in adjacent_pairs(land):
+        near[i].add(j)
+        near[j].add(i)
+    return near
+
+
+class Herd(NamedTuple):
+    """D3: connected dino sections of exactly one dino type, and what D4 made of them.
+
+    A tuple underneath: a big land has thousands of herds and this keeps scoring fast.
+    """
+
+    dino: Dino
+    sections: tuple[str, ...]  # section ids, in land order
+    dinos: int
+    alive: bool
+    why: Why
+    points: int
+    ate: tuple[int, ...] = ()  # herds (indices in Score.herds) this carnivore herd ate
+    eaten_by: tuple[int, ...] = ()  # carnivore herds that ate this herbivore herd
+    near: frozenset[Kind] = frozenset()  # kinds of the non-dino sections next to the herd
+    next_to: tuple[int, ...] = ()  # herds next to this one
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dino": str(self.dino),
+            "dinos": self.dinos,
+            "sections": list(self.sections),
+            "alive": self.alive,
+            "why": str(self.why),
+            "points": self.points,
+            "ate": list(self.ate),
+            "eaten_by": list(self.eaten_by),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    herds: tuple[Herd, ...]
+    eggs: int
+    dino_points: int
+    egg_points: int
+    goals: tuple[GoalScore, ...]
+    goal_points: int
+    total: int
+    biggest_living_herd: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """formats.md's score object (plus ``goals``, and ``ate``/``eaten_by`` per herd)."""
+        return {
+            "herds": [h.to_dict() for h in self.herds],
+            "eggs": self.eggs,
+            "dino_points": self.dino_points,
+            "egg_points": self.egg_points,
+            "goal_points": self.goal_points,
+            "total": self.total,
+            "biggest_living_herd": self.biggest_living_herd,
+            "goals": [g.to_dict() for g in self.goals],
+        }
+
+
+def _herds(land: Land) -> tuple[list[list[int]], list[int], list[tuple[int, int]]]:
+    """D2 and D3 in one pass over the cells.
+
+    Returns the herds (lists of section indices, in land order of their first section),
+    each section's herd (-1 for a section that is not a dino), and the touching pairs that
+    matter for feeding: a dino next to another kind of dino or to a feature.  Same-type
+    neighbours are joined by union-find (the root is the smallest index) instead of being
+    listed, and two features touching are skipped.
+    """
+    sections = land.sections
+    where = land.cell_index()
+    wall = _walls(land.mountains).get
+    get = where.get
+    dino = [s.dino for s in sections]
+    parent = list(range(len(sections)))
+    contacts: list[tuple[int, int]] = []
+    add = contacts.append
+
+    def join(i: int, j: int) -> None:
+        while parent[i] != i:
+            parent[i] = i = parent[parent[i]]
+        while parent[j] != j:
+            parent[j] = j = parent[parent[j]]
+        if i < j:
+            parent[j] = i
+        elif j < i:
+            parent[i] = j
+
+    for cell, i in where.items():
+        x, y = cell
+        w = wall(cell, 0)
+        d = dino[i]
+        if not w & 1:
+            j = get((x + 1, y))
+            if j is not None and j != i:
+                if d is not dino[j]:
+                    add((i, j))
+                elif d is not None:
+                    join(i, j)
+        if not w & 2:
+            j = get((x, y + 1))
+            if j is not None and j != i:
+                if d is not dino[j]:
+                    add((i, j))
+                elif d is not None:
+                    join(i, j)
+    herds: list[list[int]] = []
+    herd_of = [-1] * len(sections)
+    for i, d in enumerate(dino):
+        if d is None:
+            continue
+        root = i
+        while parent[root] != root:
+            root = parent[root]
+        if root == i:
+            herd_of[i] = len(herds)
+            herds.append([i])
+        else:
+            herd_of[i] = herd_of[root]
+            herds[herd_of[root]].append(i)
+    return herds, herd_of, contacts
+
+
+def find_herds(land: Land) -> list[list[int]]:
+    """D3: groups of section indices, each a herd, in land order of their first section."""
+    return _herds(land)[0]
+
+
+def _goal_score(goal: Goal, herds: Sequence[Herd], eggs: int) -> GoalScore:
+    if goal.kind is GoalKind.MANUAL:
+        return GoalScore(goal, 1, goal.points)
+    if goal.kind is GoalKind.PER_EGG:
+        count = eggs
+    elif goal.kind is GoalKind.PER_LIVING_DINO:
+        count = sum(h.dinos for h in herds if h.alive and goal.matches(h.dino))
+    elif goal.kind is GoalKind.PER_EXTINCT_DINO:
+        count = sum(h.dinos for h in herds if not h.alive and goal.matches(h.dino))
+    elif goal.kind is GoalKind.PER_EXTINCT_HERD:
+        count = sum(1 for h in herds if not h.alive and goal.matches(h.dino))
+    else:
+        count = sum(
+            1
+            for h in herds
+            if h.dinos >= goal.dinos
+            and (goal.alive is None or h.alive is goal.alive)
+            and goal.matches(h.dino)
+        )
+    return GoalScore(goal, count, count * goal.points)
+
+
+_CARNIVORE = {d: d.diet is Diet.CARNIVORE for d in Dino}
+_SIZE_VALUE = {d: d.size.value for d in Dino}
+_KIND_BIT = {k: 1 << n for n, k in enumerate(Kind)}
+_TAR, _MEAT, _PLANTS = _KIND_BIT[Kind.TAR_PIT], _KIND_BIT[Kind.MEAT], _KIND_BIT[Kind.PLANTS]
+
+
+def _kinds(bits: int, cache: dict[int, frozenset[Kind]]) -> frozenset[Kind]:
+    if bits not in cache:
+        cache[bits] = frozenset(k for k, bit in _KIND_BIT.items() if bits & bit)
+    return cache[bits]
+
+
+def score(land: Land) -> Score:
+    """Feed the herds in D4's order and add up the points of D5 and the goals.
+
+    Linear in the cells: one pass over them joins same-type dinos into herds and lists
+    the other contacts; what each herd touches is then a bit set of kinds plus a set of
+    neighbouring herds.
+    """
+    sections = land.sections
+    groups, herd_of, contacts = _herds(land)
+    bit = [_KIND_BIT[s.kind] for s in sections]
+    touches = [0] * len(groups)
+    next_to: list[set[int]] = [set() for _ in groups]
+    for i, j in contacts:
+        hi, hj = herd_of[i], herd_of[j]
+        if hi >= 0:
+            if hj < 0:
+                touches[hi] |= bit[j]
+            else:
+                next_to[hi].add(hj)
+                next_to[hj].add(hi)
+        else:
+            touches[hj] |= bit[i]
+
+    dinos_of: list[Dino] = []
+    for members in groups:
+        d = sections[members[0]].dino
+        assert d is not None
+        dinos_of.append(d)
+    carnivore = [_CARNIVORE[d] for d in dinos_of]
+    size = [_SIZE_VALUE[d] for d in dinos_of]
+    why: list[Why | None] = [Why.TAR_PIT if t & _TAR else None for t in touches]  # step 1
+    # Step 2: carnivores. Meat first; otherwise eat every adjacent herbivore herd that the
+    # tar pits left, of the same size or smaller. Several may eat the same herd, so the
+    # order carnivores are taken in does not matter.
+    ate: list[list[int]] = [[] for _ in groups]
+    eaten_by: list[list[int]] = [[] for _ in groups]
+    for h in range(len(groups)):
+        if why[h] is not None or not carnivore[h]:
+            continue
+        if touches[h] & _MEAT:
+            why[h] = Why.MEAT
+            continue
+        for prey in sorted(next_to[h]):
+            if not carnivore[prey] and why[prey] is not Why.TAR_PIT and size[prey] <= size[h]:
+                ate[h].append(prey)
+                eaten_by[prey].append(h)
+        why[h] = Why.ATE if ate[h] else Why.STARVED
+    for h in range(len(groups)):
+        if eaten_by[h]:
+            why[h] = Why.EATEN
+    # Step 3: the herbivores left eat plants or die.
+    for h in range(len(groups)):
+        if why[h] is None:
+            why[h] = Why.PLANTS if touches[h] & _PLANTS else Why.NO_PLANTS
+
+    cache: dict[int, frozenset[Kind]] = {}
+    features = ~_KIND_BIT[Kind.DINO]
+    alive_why = ALIVE
+    herds = []
+    biggest = 0
+    for h, members in enumerate(groups):
+        reason = why[h]
+        assert reason is not None
+        if len(members) == 1:  # most herds: a plain path, no generators
+            only = sections[members[0]]
+            names: tuple[str, ...] = (only.id,)
+            count = only.count
+        else:
+            names = tuple([sections[i].id for i in members])
+            count = sum([sections[i].count for i in members])
+        alive = reason in alive_why
+        if alive and count > biggest:
+            biggest = count
+        near = next_to[h]
+        herds.append(
+            Herd(
+                dinos_of[h],
+                names,
+                count,
+                alive,
+                reason,
+                count * size[h] if alive else 0,
+                tuple(ate[h]),
+                tuple(eaten_by[h]),
+                _kinds(touches[h] & features, cache),
+                tuple(sorted(near)) if near else (),
+            )
+        )
+    eggs = sum([1 for s in sections if s.egg and s.kind is Kind.NEST])
+    dino_points = sum([h.points for h in herds])
+    goal_scores = tuple(_goal_score(g, herds, eggs) for g in land.goals)
+    goal_points = sum(g.points for g in goal_scores)
+    egg_points = eggs * EGG_POINTS
+    return Score(
+        tuple(herds),
+        eggs,
+        dino_points,
+        egg_points,
+        goal_scores,
+        goal_points,
+        dino_points + egg_points + goal_points,
+        biggest,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Explanations a ten-year-old follows
+# --------------------------------------------------------------------------------------
+
+
+def _ids(ids: Sequence[str], most: int = 4) -> str:
+    if len(ids) <= most:
+        return ", ".join(ids)
+    return f"{', '.join(ids[:most])} and {len(ids) - most} more"
+
+
+def herd_words(herd: Herd) -> str:
+    """``the 3 large herbivores at I1, I2, I3`` (``the medium carnivore at C1``)."""
+    what = herd.dino.words(herd.dinos)
+    if herd.dinos == 1:
+        what = what.removeprefix("1 ")
+    return f"the {what} at {_ids(herd.sections)}"
+
+
+def _join(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _points(herd: Herd) -> str:
+    size = herd.dino.size.value
+    if herd.dinos == 1:
+        return f"{herd.points} point{'s' if herd.points != 1 else ''}"
+    return f"{herd.dinos} dinos x {size} = {herd.points} points"
+
+
+class _Lookup:
+    """Cell and id indexes of a land, built once however many herds are explained."""
+
+    def __init__(self, land: Land) -> None:
+        self.where = land.cell_index()
+        self.by_id = {s.id: s for s in land.sections}
+
+
+def _behind_mountains(land: Land, herd: Herd, look: _Lookup) -> tuple[list[str], bool]:
+    """What a mountain range hides from a herd: plants beyond it, and whether a herd of
+    the same dinos lies beyond it (so they are not one herd)."""
+    where, by_id = look.where, look.by_id
+    mine = set(herd.sections)
+    plants: list[str] = []
+    same = False
+    for sid in herd.sections:
+        for cell in by_id[sid].cells:
+            for other in neighbours(cell):
+                j = where.get(other)
+                if j is None or edge(cell, other) not in land.mountains:
+                    continue
+                beyond = land.sections[j]
+                if beyond.id in mine:
+                    continue
+                if beyond.kind is Kind.PLANTS and beyond.id not in plants:
+                    plants.append(beyond.id)
+                if beyond.dino is herd.dino:
+                    same = True
+    return plants, same
+
+
+def explain_all(land: Land, result: Score) -> list[str]:
+    """:func:`explain` for every herd, with the land's indexes built once."""
+    look = _Lookup(land) if land.mountains else None
+    return [explain(land, result, i, look) for i in range(len(result.herds))]
+
+
+def explain(land: Land, result: Score, index: int, look: _Lookup | None = None) -> str:
+    """Why one herd lived or died, in short plain sentences."""
+    herd = result.herds[index]
+    herds = result.herds
+    who = herd_words(herd)
+    who = who[0].upper() + who[1:]
+    one = herd.dinos == 1
+    they, be, have = ("it", "is", "has") if one else ("they", "are", "have")
+    them = "it" if one else "them"
+    if herd.why is Why.TAR_PIT:
+        return f"{who} {be} next to a tar pit. {they.capitalize()} got stuck. Extinct!"
+    if herd.why is Why.MEAT:
+        return (
+            f"{who} {be} next to meat, so {they} ate the meat and hunted nobody. "
+            f"Alive: {_points(herd)}."
+        )
+    if herd.why is Why.ATE:
+        prey = _join([herd_words(herds[p]) for p in herd.ate])
+        return f"{who} had no meat, so {they} ate {prey}. Alive: {_points(herd)}."
+    if herd.why is Why.EATEN:
+        eaters = _join([herd_words(herds[p]) for p in herd.eaten_by])
+        extra = ""
+        if Kind.PLANTS in herd.near:
+            extra = f" The plants next to {them} did not help: carnivores eat first."
+        return f"{who} got eaten by {eaters}, who had no meat. Extinct!{extra}"
+    if herd.why is Why.STARVED:
+        notes = []
+        for other in herd.next_to:
+            o = herds[other]
+            if o.dino.diet is Diet.HERBIVORE:
+                if o.dino.size > herd.dino.size:
+                    notes.append(f"{herd_words(o)} {'is' if o.dinos == 1 else 'are'} too big")
+                elif o.why is Why.TAR_PIT:
+                    notes.append(f"{herd_words(o)} got stuck in a tar pit first")
+        extra = f" ({'; '.join(notes)})" if notes else ""
+        return (
+            f"{who} had no meat and no herbivores small enough to eat next to {them}{extra}. "
+            "Extinct!"
+        )
+    spared = []
+    for other in herd.next_to:
+        o = herds[other]
+        if o.dino.diet is Diet.CARNIVORE and o.dino.size >= herd.dino.size:
+            if o.why is Why.TAR_PIT:
+                spared.append(f"{herd_words(o)} next to {them} got stuck in a tar pit first")
+            elif o.why is Why.MEAT:
+                spared.append(f"{herd_words(o)} next to {them} ate meat instead")
+    spare = "".join(f" {s[0].upper()}{s[1:]}." for s in spared)
+    if herd.why is Why.PLANTS:
+        return f"{who} {be} next to plants, so {they} ate.{spare} Alive: {_points(herd)}."
+    plants: list[str] = []
+    same = False
+    if land.mountains:
+        plants, same = _behind_mountains(land, herd, look or _Lookup(land))
+    walls = ""
+    if plants:
+        walls += f" A mountain range keeps {them} away from the plants at {_ids(plants)}."
+    if same:
+        kin = herd.dino.words(2).removeprefix("2 ")
+        walls += f" A mountain range keeps {them} apart from the other {kin}: not one herd."
+    return f"{who} {have} no plants next to {them}.{spare}{walls} Extinct!"
+
+
+# --------------------------------------------------------------------------------------
+# A game: several players' lands, ranked (D5)
+# --------------------------------------------------------------------------------------
+
+
+class DecidedBy(StrEnum):
+    TOTAL = "total"
+    BIGGEST_LIVING_HERD = "biggest_living_herd"
+    SHARED = "shared"  # D5: still equal after the tie-break
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    player: str
+    rank: int  # 1 is first; players equal on total and tie-break share a rank
+    score: Score
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    standings: tuple[Standing, ...]  # best first; input order among equals
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        return tuple(s.player for s in self.standings if s.rank == 1)
+
+    @property
+    def decided_by(self) -> DecidedBy:
+        """How first place was settled (D5)."""
+        if len(self.winners) > 1:
+            return DecidedBy.SHARED
+        top = self.standings[0].score.total
+        if sum(1 for s in self.standings if s.score.total == top) > 1:
+            return DecidedBy.BIGGEST_LIVING_HERD
+        return DecidedBy.TOTAL
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ranking": [
+                {
+                    "rank": s.rank,
+                    "player": s.player,
+                    "total": s.score.total,
+                    "biggest_living_herd": s.score.biggest_living_herd,
+                }
+                for s in self.standings
+            ],
+            "winners": list(self.winners),
+            "shared_victory": len(self.winners) > 1,
+            "decided_by": str(self.decided_by),
+            "players": {s.player: s.score.to_dict() for s in self.standings},
+        }
+
+
+def rank(scores: Mapping[str, Score]) -> GameResult:
+    """D5: highest total; if tied, most dinos in the biggest living herd; else shared."""
+
+    def key(player: str) -> tuple[int, int]:
+        s = scores[player]
+        return (-s.total, -s.biggest_living_herd)
+
+    order = sorted(scores, key=key)  # stable: equals keep the input order
+    standings: list[Standing] = []
+    for pos, player in enumerate(order):
+        if pos and key(order[pos - 1]) == key(player):
+            place = standings[-1].rank
+        else:
+            place = pos + 1
+        standings.append(Standing(player, place, scores[player]))
+    return GameResult(tuple(standings))
+
+
+LandReader = Callable[[object, str], Land]
+
+
+def game_from_dict(value: object, read_land: LandReader) -> dict[str, Land]:
+    """Read a game file: each player's land (through ``read_land``) with her goals.
+
+    ``read_land(value, path)`` turns the ``land`` entry into a :class:`Land`; the caller
+    decides what a string means (a file) so this module stays free of I/O.
+    """
+    raw = data.obj(value, data.ROOT, required=("players",))
+    players = data.mapping(raw["players"], "players")
+    if not players:
+        raise data.fail("players", "a game has at least one player")
+    lands = {}
+    for player, entry in players.items():
+        here = data.at("players", data.name(player, data.at("players", player), "player"))
+        fields = data.obj(entry, here, required=("land",), optional=("goals",))
+        land = read_land(fields["land"], data.at(here, "land"))
+        if "goals" in fields:
+            goals = goals_from_list(fields["goals"], data.at(here, "goals"))
+            if land.goals and goals:
+                raise data.fail(
+                    data.at(here, "goals"), "goals are given twice: in the land and here"
+                )
+            land = land.with_goals(goals)
+        lands[player] = land
+    return lands
+
+
+def score_game(lands: Mapping[str, Land]) -> GameResult:
+    return rank({p: score(land) for p, land in lands.items()})
+
+
+# --------------------------------------------------------------------------------------
+# Random lands, for property tests and the benchmark
+# --------------------------------------------------------------------------------------
+
+_FEATURES = (Kind.PLANTS, Kind.TAR_PIT, Kind.MEAT, Kind.NEST, Kind.LAND, Kind.EGG)
+
+
+def random_land(
+    rng: random.Random,
+    width: int,
+    height: int,
+    empty: float = 0.0,
+    mountains: float = 0.1,
+    dinos: float = 0.55,
+) -> Land:
+    """A valid land filling a ``width`` x ``height`` grid (some places left empty).
+
+    Sections are one cell, large dinos two, and some features two side by side; about
+    ``mountains`` of the edges between different sections carry a mountain.
+    """
+    taken: set[Cell] = set()
+    sections: list[Section] = []
+    for y in range(height):
+        for x in range(width):
+            if (x, y) in taken:
+                continue
+            if rng.random() < empty:
+                taken.add((x, y))
+                continue
+            cells: list[Cell] = [(x, y)]
+            partner = rng.choice([(x + 1, y), (x, y + 1)])
+            partner_ok = partner not in taken and partner[0] < width and partner[1] < height
+            sid = f"s{len(sections)}"
+            if rng.random() < dinos:
+                dino = rng.choice(list(Dino))
+                if dino.size is Size.LARGE:
+                    if not partner_ok:
+                        dino = rng.choice([d for d in Dino if d.size is not Size.LARGE])
+                    else:
+                        cells.append(partner)
+                count = rng.choice((1, 1, 1, 2, 3)) if dino.size is Size.SMALL else 1
+                section = Section(sid, Kind.DINO, tuple(cells), dino, count)
+            else:
+                kind = rng.choice(_FEATURES)
+                if partner_ok and rng.random() < 0.3:
+                    cells.append(partner)
+                egg = kind is Kind.NEST and rng.random() < 0.5
+                section = Section(sid, kind, tuple(cells), egg=egg)
+            taken.update(cells)
+            sections.append(section)
+    owner = {c: i for i, s in enumerate(sections) for c in s.cells}
+    walls = []
+    for (x, y), i in owner.items():
+        for other in ((x + 1, y), (x, y + 1)):
+            j = owner.get(other)
+            if j is not None and j != i and rng.random() < mountains:
+                walls.append(((x, y), other))
+    return build_land(sections, walls)
