@@ -1,0 +1,368 @@
+"""``companion chips``, the table helper, as the table uses it: the command grammar, undo,
+the line mode (the session in docs/chips.md is replayed here), the config file, one-line
+errors with exit status 2, and the LEDs on mock pins."""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import tomllib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from gpiozero import Device
+
+from companion.cli import main
+from companion.commands.chips import Helper, config_from_dict, execute, status_text
+from companion.devices.outputs import TableOutputs
+from companion.devices.pins import OpenedFactory, open_factory
+from companion.errors import InputError, RuleError
+from companion.games.chips import ChipsTable, Step
+from companion.referee.cues import Cue, Signal
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "chips.md"
+EXAMPLE = ROOT / "examples" / "chips-table.toml"
+
+
+def started(players: str = "ann,bob,cat", top: int = 5) -> ChipsTable:
+    table = ChipsTable.new(players.split(","))
+    table.start(top)
+    return table
+
+
+def run(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: Sequence[str],
+    lines: Sequence[str] = (),
+) -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def bad_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
+) -> str:
+    code, out, err = run(monkeypatch, capsys, argv)
+    assert (code, out) == (2, ""), err
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err.strip()
+
+
+# ---------------------------------------------------------------- what the players type -
+
+
+def test_grammar_a_number_discards_and_a_word_names_the_special_card() -> None:
+    table = started()
+    assert execute(table, ["5"]) == "ann discards 5."
+    assert execute(table, ["6", "triple"]) == "bob discards 6 Triple Chips."
+    assert table.pending is not None and table.pending.step is Step.TRIPLE
+    assert execute(table, ["done"]) == ""
+    assert table.turn == "cat"
+
+
+def test_grammar_every_special_card() -> None:
+    table = started(top=4)
+    execute(table, ["3", "everyone"])
+    assert table.hands == {"ann": 7, "bob": 9, "cat": 9}
+    execute(table, ["3", "sir"])  # bob: Sir Fries 3 lets him play a 6 or a 9
+    assert table.pending is not None and table.pending.numbers == (6, 9)
+    execute(table, ["9", "spy"])
+    assert table.pending is not None and table.pending.step is Step.SPY_FRY
+    assert execute(table, ["cat"]).startswith("bob looks at cat's hand")
+    execute(table, ["9", "knight"])
+    assert table.turn == "ann" and table.pending is None
+    execute(table, ["1", "time", "any"])
+    execute(table, ["choose", "bob"])
+    assert table.actor == "bob"
+    execute(table, ["mad", "1"])
+    execute(table, ["k"])
+    assert table.knights["bob"] == 1 and table.turn == "cat"
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["12"], "cards show 1 to 9, not '12'"),
+        (["5", "dragon"], "unknown card 'dragon'"),
+        (["5", "triple", "now"], "nothing goes after '5 triple'"),
+        (["5", "time", "soon"], "'5 time' takes only 'any' after it"),
+        (["3", "sir", "x"], "cards show 1 to 9, not 'x'"),
+        (["mad"], "say how many cards the Mad Fish makes her draw: mad 2"),
+        (["bob"], "nobody needs a player's name now"),
+        (["jump"], "not a command: 'jump'"),
+    ],
+)
+def test_grammar_mistakes_are_refused_with_the_reason(words: list[str], message: str) -> None:
+    table = started()
+    before = table.to_dict()
+    with pytest.raises(RuleError, match=re.escape(message)):
+        execute(table, words)
+    assert table.to_dict() == before
+
+
+def test_grammar_before_the_first_card_only_its_number() -> None:
+    table = ChipsTable.new(["ann", "bob"])
+    with pytest.raises(RuleError, match="first turn over the deck's top card"):
+        execute(table, ["draw"])
+    assert execute(table, ["top", "3"]) == "Top card 3. ann begins."
+
+
+def test_helper_undo_takes_back_the_last_command() -> None:
+    helper = Helper(started())
+    assert helper.command("undo") == "nothing to undo"
+    helper.command("5")
+    helper.command("draw")
+    assert helper.table.turn == "cat"
+    assert helper.command("undo") == "undone."
+    assert helper.table.turn == "bob" and helper.table.hands["bob"] == 8
+    assert helper.command("u") == "undone."
+    assert helper.table.turn == "ann" and helper.table.top == 5
+
+
+def test_helper_refused_commands_change_nothing_and_are_not_undone() -> None:
+    helper = Helper(started())
+    helper.command("5")
+    assert helper.command("9") == "no: a 9 cannot go on a 5: play a 4, 5 or 6"
+    helper.command("undo")
+    assert helper.table.turn == "ann"
+
+
+def test_helper_help_status_and_quit() -> None:
+    helper = Helper(started())
+    assert "reveal mad 2" in (helper.command("help") or "")
+    assert helper.command("status") == status_text(helper.table)
+    assert helper.command("quit") is None and helper.command("") == ""
+
+
+# ---------------------------------------------------------------- the lights ------------
+
+
+def test_lights_follow_whoever_must_act() -> None:
+    shown: list[list[Cue]] = []
+    helper = Helper(ChipsTable.new(["ann", "bob"]), lambda cues: shown.append(list(cues)))
+    assert shown == [[Cue(Signal.READY)]]  # no top card yet: nobody to light
+    helper.command("5")
+    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.WIN, "ann")]
+    helper.command("5 time")  # bob must reveal now
+    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.WIN, "bob")]
+    count = len(shown)
+    helper.command("9")  # refused: nothing changes, nothing is sent
+    assert len(shown) == count
+
+
+def test_lights_show_an_elimination_and_the_end() -> None:
+    shown: list[list[Cue]] = []
+    table = started("ann,bob,cat")
+    table.mad["ann"] = 2
+    helper = Helper(table, lambda cues: shown.append(list(cues)))
+    helper.command("mad 1")
+    helper.command("no")
+    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.ELIMINATED, "ann"), Cue(Signal.WIN, "bob")]
+    helper.table.mad["bob"] = 2
+    helper.command("mad 1")
+    helper.command("no")
+    assert shown[-1] == [
+        Cue(Signal.READY),
+        Cue(Signal.ELIMINATED, "bob"),
+        Cue(Signal.GAME_OVER, "cat"),
+    ]
+
+
+@pytest.fixture
+def opened() -> Iterator[OpenedFactory]:
+    before = Device.pin_factory
+    factory = open_factory("mock")
+    Device.pin_factory = factory.factory
+    try:
+        yield factory
+    finally:
+        factory.close()
+        factory.factory.reset()
+        Device.pin_factory = before
+
+
+def test_lights_on_mock_pins_one_led_per_player(opened: OpenedFactory) -> None:
+    config = config_from_dict(tomllib.loads(EXAMPLE.read_text("utf-8")))
+    outputs = TableOutputs(config.leds, None, config.status_led, opened)
+    try:
+        helper = Helper(started("ann,bob,cat"), outputs.render)
+        pins = {"ann": 5, "bob": 6, "cat": 13}
+
+        def lit() -> list[str]:
+            return [p for p, pin in pins.items() if opened.factory.pin(pin).state]
+
+        assert lit() == ["ann"] and opened.factory.pin(20).state
+        helper.command("4")
+        assert lit() == ["bob"]
+        helper.command("draw")
+        assert lit() == ["cat"]
+    finally:
+        outputs.close()
+
+
+# ---------------------------------------------------------------- the command -----------
+
+
+def session_from_docs() -> tuple[list[str], list[str], str]:
+    """The docs' session: its command line, the commands typed, and the whole output."""
+    block = next(
+        b
+        for b in re.findall(r"```text\n(.*?)```", DOCS.read_text("utf-8"), re.S)
+        if b.startswith("$ companion chips")
+    )
+    first, *rest = block.rstrip("\n").splitlines()
+    typed = [line[2:] for line in rest if line.startswith("> ")]
+    return shlex.split(first[2:])[1:], typed, "\n".join(rest)
+
+
+def test_docs_session_replays_exactly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv, typed, expected = session_from_docs()
+    code, out, err = run(monkeypatch, capsys, argv, typed)
+    assert (code, err) == (0, "")
+    assert out.rstrip("\n") == expected
+
+
+def test_line_mode_ends_at_the_end_of_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        monkeypatch, capsys, ["chips", "--players", "ann,bob", "--top", "9"], ["1", "2"]
+    )
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        "ann's turn: discard an 8, 9 or 1, reveal a fish-or-chips card or draw.",
+        "> 1",
+        "ann discards 1.",
+        "bob's turn: discard a 9, 1 or 2, reveal a fish-or-chips card or draw.",
+        "> 2",
+        "bob discards 2.",
+        "ann's turn: discard a 1, 2 or 3, reveal a fish-or-chips card or draw.",
+    ]
+
+
+def test_config_players_and_mock_leds(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], repo_root: Path
+) -> None:
+    argv = ["chips", "--config", "examples/chips-table.toml", "--pin-factory", "mock", "--top", "4"]
+    code, out, _ = run(monkeypatch, capsys, argv, ["3"])
+    assert code == 0
+    assert out.splitlines()[:4] == [
+        "The Great Chips Escape · ann, bob, cat. Type help for the commands.",
+        "LEDs on mock pins",
+        "ann's turn: discard a 3, 4 or 5, reveal a fish-or-chips card or draw.",
+        "> 3",
+    ]
+
+
+def test_example_config_is_the_default_deck() -> None:
+    from companion.games.chips import ChipsRules
+
+    config = config_from_dict(tomllib.loads(EXAMPLE.read_text("utf-8")))
+    assert config.rules == ChipsRules() and config.first == "ann" and config.has_outputs
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["chips"], "companion: --players: name the players in turn order (--players ann,bob,cat)"),
+        (
+            ["chips", "--players", "ann"],
+            "companion: --players: these rules seat 2 to 7 players, not 1",
+        ),
+        (["chips", "--players", "ann,draw"], "companion: --players[1]: 'draw' reads as a command"),
+        (
+            ["chips", "--players", "ann,bob", "--first", "zed"],
+            "companion: --first: 'zed' is not at the table",
+        ),
+        (
+            ["chips", "--players", "ann,bob", "--top", "0"],
+            "companion: --top: cards show 1 to 9, not 0",
+        ),
+        (["chips", "--config", "nowhere.toml"], "companion: nowhere.toml: no such config file"),
+    ],
+)
+def test_bad_command_line_is_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+) -> None:
+    assert bad_input(monkeypatch, capsys, *argv).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda t: t.replace("led = 6 ", "led = 5 "),
+            "players[1].led: GPIO5 is already used by players[0].led",
+        ),
+        (
+            lambda t: t.replace('name = "bob"', 'name = "ann"'),
+            "players[1].name: player 'ann' is named twice",
+        ),
+        (
+            lambda t: t.replace("hand_size = 8", "hand_size = 0"),
+            "rules.hand_size: must be at least 1",
+        ),
+        (lambda t: t.replace("[game]", "[game]\nspeed = 3"), "game.speed: unknown key"),
+        (
+            lambda t: t.replace('first = "ann"', 'first = "zed"'),
+            "game.first: 'zed' is not one of the players",
+        ),
+        (
+            lambda t: t.replace('pin_factory = "auto"', 'pin_factory = "pigeon"'),
+            "gpio.pin_factory: unknown factory",
+        ),
+        (lambda t: t + "\n[oops", "not TOML"),
+    ],
+)
+def test_bad_config_is_one_line_naming_file_and_key(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    edit: object,
+    message: str,
+) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(edit(EXAMPLE.read_text("utf-8")), encoding="utf-8")  # type: ignore[operator]
+    line = bad_input(monkeypatch, capsys, "chips", "--config", str(path), "--pin-factory", "mock")
+    assert line.startswith(f"companion: {path}: {message}")
+
+
+def test_config_players_must_match_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], repo_root: Path
+) -> None:
+    line = bad_input(
+        monkeypatch, capsys, "chips", "--config", "examples/chips-table.toml", "--players", "x,y"
+    )
+    assert line == "companion: --players: the config seats ann, bob, cat"
+
+
+def test_config_from_dict_names_rgb_and_pwm_leds() -> None:
+    config = config_from_dict(
+        {
+            "players": [
+                {"name": "ann", "led": {"red": 5, "green": 6, "blue": 13}},
+                {"name": "bob", "led": {"pin": "GPIO19", "kind": "pwm"}},
+            ]
+        }
+    )
+    assert [led.pins for led in config.leds.values() if led] == [(5, 6, 13), (19,)]
+    with pytest.raises(InputError, match=re.escape("players[0].led.red")):
+        config_from_dict(
+            {
+                "players": [
+                    {"name": "ann", "led": {"red": 99, "green": 6, "blue": 13}},
+                    {"name": "b"},
+                ]
+            }
+        )

@@ -1,0 +1,165 @@
+"""Food Chain: whole games played at random reach the end without breaking an invariant.
+
+After every move: each of the 52 cards is in exactly one place, each colour's four tokens
+are held or on the table, the forest is well formed, and every action offered is legal
+while actions not offered are refused without changing anything.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.errors import InputError, RuleError
+from companion.games.foodchain import (
+    HAND_SIZE,
+    TOKENS_PER_PLAYER,
+    Action,
+    BackOff,
+    Catalog,
+    Eat,
+    FoodChainState,
+    Hunt,
+    Pass,
+    Switch,
+    action_from_dict,
+    action_to_dict,
+    catalog_from_dict,
+    chains_wanted,
+    score,
+    score_optional,
+    state_from_dict,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = catalog_from_dict(
+    json.loads((ROOT / "examples" / "foodchain-catalog.example.json").read_text("utf-8"))
+)
+NAMES = ("ann", "bob", "cat", "dan")
+MAX_MOVES = 2000
+
+
+def check_invariants(state: FoodChainState, catalog: Catalog) -> None:
+    assert state.all_cards() == Counter(catalog.card_ids())  # nothing created or lost
+    assert state.tokens_by_colour() == Counter(dict.fromkeys(state.players, TOKENS_PER_PLAYER))
+    assert all(n >= 0 for held in state.supply.values() for n in held.values())
+    assert set(state.on) == set(state.token)
+    assert all(state.root(card) in state.chains for card in state.on)
+    assert all(state.kind(root).bonus is None for root in state.chains)
+    assert len(state.chains) <= chains_wanted(len(state.players))
+    assert all(len(hand) <= HAND_SIZE for hand in state.hands.values())
+
+
+def play(state: FoodChainState, rng: random.Random, eager: float) -> int:
+    """Random legal moves to the end; ``eager`` is how often to avoid passing."""
+    for moves in range(MAX_MOVES):
+        actions = state.legal_actions()
+        if not actions:
+            assert state.over
+            return moves
+        busy = [a for a in actions if not isinstance(a, Pass)]
+        action = rng.choice(busy if busy and rng.random() < eager else actions)
+        assert state.why_not(action) is None
+        state.apply(action)
+        check_invariants(state, state.catalog)
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("eager", [0.0, 0.9])
+def test_foodchain_random_games_end_and_keep_every_card_and_token(
+    players: int, eager: float
+) -> None:
+    seen: Counter[str] = Counter()
+    for seed in range(15):
+        rng = random.Random(seed * 10 + players)
+        state = FoodChainState.deal(CATALOG, NAMES[:players], rng)
+        check_invariants(state, CATALOG)
+        play(state, rng, eager)
+        assert state.over and not state.deck
+        for p in state.players:
+            seen["eaten"] += len(state.food[p])
+        scores = score(state.tally())
+        assert sum(s.tokens for s in scores.values()) == TOKENS_PER_PLAYER * players
+        assert sum(s.total for s in scores.values()) == TOKENS_PER_PLAYER * players + sum(
+            CATALOG.kind(c).points for p in state.players for c in state.food[p]
+        )
+        optional = score_optional(state.tally(), random.Random(seed))
+        kept = sum(s.eaten_points + s.taken_points for s in optional.values())
+        assert kept == sum(s.eaten_points for s in scores.values())  # cards only move
+    if eager:
+        assert seen["eaten"] > 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]))
+def test_foodchain_any_seeded_game_ends(seed: int, players: int) -> None:
+    rng = random.Random(seed)
+    state = FoodChainState.deal(CATALOG, NAMES[:players], rng, first=NAMES[seed % players])
+    play(state, rng, 0.7)
+
+
+def test_foodchain_round_trip_at_every_stage_of_a_game() -> None:
+    rng = random.Random(99)
+    state = FoodChainState.deal(CATALOG, NAMES[:3], rng)
+    while not state.over:
+        doc = state.to_dict()
+        again = state_from_dict(json.loads(json.dumps(doc)), CATALOG)
+        assert again.to_dict() == doc and again.legal_actions() == state.legal_actions()
+        busy = [a for a in state.legal_actions() if not isinstance(a, Pass)]
+        state.apply(rng.choice(busy or state.legal_actions()))
+
+
+def candidates(state: FoodChainState) -> list[Action]:
+    """Every action shape on the cards at hand, legal or not."""
+    hand = state.hands[state.current]
+    forest = state.forest()
+    found: list[Action] = [Pass(None), *(Pass(c) for c in hand)]
+    for card in hand:
+        found += [Hunt(card, t) for t in forest] + [Switch(card, t) for t in forest]
+    for card in forest:
+        found += [Eat(card), BackOff(card)]
+    return found
+
+
+def test_foodchain_offered_actions_are_exactly_the_legal_ones() -> None:
+    rng = random.Random(5)
+    for game in range(6):
+        state = FoodChainState.deal(CATALOG, NAMES[: 2 + game % 3], rng)
+        while not state.over:
+            legal = set(state.legal_actions())
+            for action in candidates(state):
+                if action in legal:
+                    assert state.why_not(action) is None
+                    continue
+                before = state.to_dict()
+                with pytest.raises(RuleError):
+                    state.apply(action)
+                assert state.to_dict() == before
+            busy = [a for a in legal if not isinstance(a, Pass)]
+            state.apply(rng.choice(sorted(busy or legal, key=repr)))
+
+
+def test_foodchain_actions_round_trip_through_plain_data() -> None:
+    kinds: set[str] = set()
+    for seed in range(4):
+        rng = random.Random(seed)
+        state = FoodChainState.deal(CATALOG, NAMES[:4], rng)
+        while not state.over:
+            for action in state.legal_actions():
+                doc = json.loads(json.dumps(action_to_dict(action)))
+                kinds.add(doc["action"])
+                assert action_from_dict(doc) == action
+            busy = [a for a in state.legal_actions() if not isinstance(a, Pass)]
+            state.apply(rng.choice(busy or state.legal_actions()))
+    assert kinds == {"hunt", "eat", "back_off", "switch", "pass"}
+    with pytest.raises(InputError, match="action: expected one of"):
+        action_from_dict({"action": "fly"})
+    with pytest.raises(InputError, match="missing key 'target'"):
+        action_from_dict({"action": "hunt", "card": "fox#1"})
