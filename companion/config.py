@@ -182,7 +182,8 @@ _REFEREE_KEYS = (
 )
 
 
-def _led(value: object, path: str) -> LedConfig:
+def parse_led(value: object, path: str) -> LedConfig:
+    """``5``, ``{pin = 5, kind = "pwm"}`` or ``{red = 5, green = 6, blue = 13}``."""
     if isinstance(value, dict):
         if "red" in value or "green" in value or "blue" in value:
             raw = data.obj(value, path, required=("red", "green", "blue"))
@@ -245,7 +246,7 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
             button = claim(parse_pin(p["button"], where), where)
         led = None
         if "led" in p:
-            led = _led(p["led"], data.at(here, "led"))
+            led = parse_led(p["led"], data.at(here, "led"))
             for pin in led.pins:
                 claim(pin, data.at(here, "led"))
         players.append(PlayerConfig(name, button, led))
@@ -266,7 +267,7 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
         buzzer = BuzzerConfig(claim(parse_pin(b["pin"], "buzzer.pin"), "buzzer.pin"), kind)
     status = None
     if "status_led" in raw:
-        status = _led(raw["status_led"], "status_led")
+        status = parse_led(raw["status_led"], "status_led")
         for pin in status.pins:
             claim(pin, "status_led")
     reveal_button = None

@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import re
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -346,56 +344,3 @@ def test_companion_cli_main_runs_dino_score(
     code = companion_main(["dino", "score", "--json", "examples/dino-worked-example.txt"])
     out = capsys.readouterr().out
     assert code == 0 and json.loads(out)["total"] == 29
-
-
-# ---------------------------------------------------------------- the docs -------------
-
-
-def console_examples() -> list[tuple[str, str, str]]:
-    """(page, command, expected output) from the ``console`` blocks of docs/dino-*.md."""
-    examples = []
-    for page in sorted(DOCS.glob("dino-*.md")):
-        for block in re.findall(r"```console\n(.*?)```", page.read_text("utf-8"), re.S):
-            command: str | None = None
-            expected: list[str] = []
-            for line in block.splitlines():
-                if line.startswith("$ "):
-                    if command is not None:
-                        examples.append((page.name, command, "\n".join(expected)))
-                    command, expected = line[2:], []
-                else:
-                    expected.append(line)
-            if command is not None:
-                examples.append((page.name, command, "\n".join(expected)))
-    return examples
-
-
-EXAMPLES = console_examples()
-
-
-def test_docs_have_console_examples() -> None:
-    assert {page for page, _, _ in EXAMPLES} == {
-        "dino-grid.md",
-        "dino-goals.md",
-        "dino-catalog.md",
-    }
-
-
-@pytest.mark.parametrize(
-    ("page", "command", "expected"), EXAMPLES, ids=[f"{p}: {c}" for p, c, _ in EXAMPLES]
-)
-def test_docs_example_prints_what_the_page_shows(
-    page: str, command: str, expected: str, repo_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    argv = shlex.split(command)
-    assert argv[0] == "companion"
-    status = main(argv[1:])
-    out, err = capsys.readouterr()
-    assert (out + err).rstrip("\n") == expected.rstrip("\n")
-    assert status == (2 if err else 0)
-
-
-def test_docs_json_blocks_are_json() -> None:
-    for page in sorted(DOCS.glob("dino-*.md")):
-        for block in re.findall(r"```json\n(.*?)```", page.read_text("utf-8"), re.S):
-            json.loads(block)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -266,41 +265,3 @@ def test_catalog_check_bad_structure_names_the_place(
     assert (
         line == f"companion: {path}: cards[0].level: not a level: 'IIII' (a number like 3 or 'III')"
     )
-
-
-# ---------------------------------------------------------------- the docs --------------
-
-
-def doc_examples() -> list[tuple[str, str]]:
-    examples = []
-    for block in re.findall(r"```console\n(.*?)```", DOCS.read_text("utf-8"), re.S):
-        command, expected = None, []
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                if command is not None:
-                    examples.append((command, "\n".join(expected)))
-                command, expected = line[2:], []
-            else:
-                expected.append(line)
-        if command is not None:
-            examples.append((command, "\n".join(expected)))
-    return examples
-
-
-EXAMPLES = doc_examples()
-
-
-def test_docs_have_examples() -> None:
-    assert len(EXAMPLES) >= 3
-
-
-@pytest.mark.parametrize(("command", "expected"), EXAMPLES, ids=[c for c, _ in EXAMPLES])
-def test_docs_example_prints_what_the_docs_show(
-    command: str, expected: str, repo_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    argv = shlex.split(command)
-    assert argv[0] == "companion"
-    status = main(argv[1:])
-    out, err = capsys.readouterr()
-    assert (out + err).rstrip("\n") == expected.rstrip("\n")
-    assert status == (2 if err and "warning" not in err else 0)

@@ -33,6 +33,7 @@ from companion.config import (
     BuzzerKind,
     LedConfig,
     LedKind,
+    parse_led,
     parse_pin,
 )
 from companion.errors import ConfigError, InputError, RuleError
@@ -100,19 +101,6 @@ class ChipsConfig:
         return any(self.leds.values()) or self.buzzer is not None or self.status_led is not None
 
 
-def _led(value: object, path: str) -> LedConfig:
-    if isinstance(value, dict):
-        if {"red", "green", "blue"} & set(value):
-            raw = data.obj(value, path, required=("red", "green", "blue"))
-            pins = tuple(parse_pin(raw[c], data.at(path, c)) for c in ("red", "green", "blue"))
-            return LedConfig(LedKind.RGB, pins)
-        raw = data.obj(value, path, required=("pin",), optional=("kind",))
-        kinds = {"plain": LedKind.PLAIN, "pwm": LedKind.PWM}
-        kind = data.choice(raw.get("kind", "plain"), data.at(path, "kind"), kinds, "LED kind")
-        return LedConfig(kind, (parse_pin(raw["pin"], data.at(path, "pin")),))
-    return LedConfig(LedKind.PLAIN, (parse_pin(value, path),))
-
-
 def config_from_dict(value: object) -> ChipsConfig:
     """The helper's TOML as data; errors name the key (``players[1].led``)."""
     raw = data.obj(
@@ -143,7 +131,7 @@ def config_from_dict(value: object) -> ChipsConfig:
         if name in leds:
             raise data.fail(data.at(here, "name"), f"player {name!r} is named twice")
         leds[name] = (
-            claim(_led(p["led"], data.at(here, "led")), data.at(here, "led"))
+            claim(parse_led(p["led"], data.at(here, "led")), data.at(here, "led"))
             if "led" in p
             else None
         )
@@ -166,7 +154,9 @@ def config_from_dict(value: object) -> ChipsConfig:
         claim(LedConfig(LedKind.PLAIN, (pin,)), "buzzer.pin")
         buzzer = BuzzerConfig(pin, kind)
     status = (
-        claim(_led(raw["status_led"], "status_led"), "status_led") if "status_led" in raw else None
+        claim(parse_led(raw["status_led"], "status_led"), "status_led")
+        if "status_led" in raw
+        else None
     )
     factories = {f: f for f in PIN_FACTORIES}
     factory = data.choice(gpio.get("pin_factory", "auto"), "gpio.pin_factory", factories, "factory")
