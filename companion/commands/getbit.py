@@ -1,0 +1,226 @@
+"""``companion getbit replay`` and ``companion getbit play``: Get Bit! from a file, at the table."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from companion.errors import InputError
+
+if TYPE_CHECKING:
+    from companion.games.getbit import Setup
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    getbit = commands.add_parser("getbit", help="Get Bit!, the robot and shark game")
+    sub = getbit.add_subparsers(dest="getbit_command", metavar="COMMAND", required=True)
+
+    replay = sub.add_parser(
+        "replay",
+        help="replay a game from a JSON file: the line, limbs, hands, who is out",
+        description="Replay a Get Bit! game round by round (shared/spec/formats.md).",
+    )
+    replay.add_argument("file", metavar="FILE|-", help="game JSON, or - for stdin")
+    replay.add_argument("--json", action="store_true", help="print the result as JSON")
+    replay.set_defaults(handler=run_replay)
+
+    play = sub.add_parser(
+        "play",
+        help="track a game at the table: cards in, moves and bites announced, saved each round",
+        description="Keep a Get Bit! game at the table (docs/getbit.md): type the cards "
+        "after each reveal, and the companion moves the line, bites, counts limbs and "
+        "hands, and saves the game after every round (a file `getbit replay` reads).",
+    )
+    who = play.add_argument_group("a new game")
+    who.add_argument(
+        "--players",
+        metavar="A,B,...",
+        help="2 to 6 players; with 4-6 each robot is named after its player, with 2-3 each "
+        "player gets two robots, A-1 and A-2",
+    )
+    who.add_argument(
+        "--robots",
+        metavar="ROBOT=PLAYER,...",
+        help="name the robots and who plays each, in seat order (e.g. red=ann,blue=bob,...)",
+    )
+    who.add_argument("--line", metavar="R,R,...", help="starting line, front first")
+    who.add_argument("--seed", type=int, help="seed for the random starting line")
+    who.add_argument(
+        "--longer-games", action="store_true", help="a bite takes half a limb (variant)"
+    )
+    who.add_argument(
+        "--memory", action="store_true", help="played cards are not shown (variant, G6)"
+    )
+    who.add_argument(
+        "--pickup-at",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a robot left with N cards takes back its played cards (default 1, ruling G4)",
+    )
+    play.add_argument(
+        "--secret",
+        action="store_true",
+        help="each player types their own card, hidden, player by player",
+    )
+    play.add_argument(
+        "--save",
+        default=None,
+        metavar="FILE",
+        help="where the game is saved after every round (default getbit-game.json)",
+    )
+    group = play.add_mutually_exclusive_group()
+    group.add_argument("--resume", action="store_true", help="continue the saved game")
+    group.add_argument(
+        "--new", action="store_true", help="start a new game; an existing save is kept aside"
+    )
+    play.add_argument(
+        "--config",
+        metavar="TOML",
+        help="LEDs, buzzer and lock-in buttons: a [getbit] table "
+        "(examples/getbit-table.example.toml)",
+    )
+    play.add_argument(
+        "--pin-factory", metavar="NAME", help="override the config's pin_factory (e.g. mock)"
+    )
+    play.set_defaults(handler=run_play)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from companion.games.getbit import GetBit, replay_from_dict
+    from companion.getbit_table import cards_text, limbs_text, next_lines, table_lines
+    from companion.io import dump_json, read_json, source_name
+
+    try:
+        game = replay_from_dict(read_json(args.file))
+    except InputError as exc:
+        raise (exc if exc.source else exc.in_source(source_name(args.file))) from None
+    if args.json:
+        print(dump_json(game.to_dict()))
+        return 0
+    setup = game.setup
+    players = ", ".join(setup.players)
+    print(f"Get Bit!: {players} · {len(setup.robots)} robots, cards 1-{setup.hand_size}")
+    if setup.memory:
+        print("memory game: cards are not shown (--json shows the hands)")
+    state = GetBit.new(setup)
+    for cards, result in zip(game.rounds, game.results, strict=True):
+        state, _ = state.play(cards)
+        parts = [f"moved {', '.join(result.moved)}" if result.moved else "nobody moved"]
+        if result.bitten is None:
+            parts.append("no bite")
+        elif result.bitten in result.out:
+            parts.append(f"{result.bitten} bitten and out")
+        else:
+            parts.append(f"{result.bitten} bitten ({limbs_text(state.limbs(result.bitten))} left)")
+        if result.eaten is not None:
+            parts.append(f"the shark eats {result.eaten}")
+        elif result.winner is not None:
+            parts.append(f"{setup.robots[result.out[0]]} loses")
+        if result.picked_up:
+            parts.append(f"picked up: {', '.join(result.picked_up)}")
+        shown = "" if setup.memory else cards_text(result.cards) + "  "
+        print(f"round {result.number:>3}  {shown}{'; '.join(parts)}")
+    print()
+    for line in table_lines(game.state):
+        print(line)
+    print(next_lines(game.state)[0])
+    return 0
+
+
+def _pairs(text: str, where: str) -> dict[str, str]:
+    robots: dict[str, str] = {}
+    for item in text.split(","):
+        robot, _, player = item.strip().partition("=")
+        if not robot or not player:
+            raise InputError(where, f"write ROBOT=PLAYER, not {item.strip()!r}")
+        if robot in robots:
+            raise InputError(where, f"robot {robot!r} is named twice")
+        robots[robot] = player
+    return robots
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def _new_setup(args: argparse.Namespace, config_robots: dict[str, str]) -> Setup | None:
+    """The setup a new game starts from, from the options and the config's robots."""
+    import random
+
+    from companion.games.getbit import Setup, SetupError, default_robots, random_line
+
+    if args.robots:
+        robots, where = _pairs(args.robots, "--robots"), "--robots"
+    elif args.players:
+        players = _names(args.players)
+        if len(set(players)) != len(players):
+            raise InputError("--players", "a player is named twice")
+        robots, where = default_robots(players), "--players"
+    elif config_robots:
+        robots, where = config_robots, "getbit.robots"
+    else:
+        return None
+    if config_robots and (args.robots or args.players) and robots != config_robots:
+        raise InputError(where, "the config's [getbit] robots name the robots already")
+    line = tuple(_names(args.line)) if args.line else random_line(robots, random.Random(args.seed))
+    pickup_at = 1 if args.pickup_at is None else args.pickup_at
+    try:
+        return Setup(robots, line, args.longer_games, args.memory, pickup_at)
+    except SetupError as exc:
+        key = {"robots": where, "line": "--line", "pickup_at": "--pickup-at"}[exc.key]
+        raise InputError(key, str(exc)) from None
+
+
+def run_play(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from companion.getbit_table import (
+        DEFAULT_SAVE,
+        Session,
+        Table,
+        TableHardware,
+        load_table_config,
+        serve,
+    )
+
+    config = load_table_config(args.config) if args.config else None
+    setup_given = [
+        name
+        for name, given in (
+            ("--players", args.players),
+            ("--robots", args.robots),
+            ("--line", args.line),
+            ("--seed", args.seed is not None),
+            ("--longer-games", args.longer_games),
+            ("--memory", args.memory),
+            ("--pickup-at", args.pickup_at is not None),
+        )
+        if given
+    ]
+    if args.resume and setup_given:
+        raise InputError(setup_given[0], "the setup comes from the saved game with --resume")
+    setup = None if args.resume else _new_setup(args, config.robot_players if config else {})
+    path = Path(args.save or DEFAULT_SAVE)
+    hardware = None
+    if config is not None and setup is not None:
+        # Pins first: a wiring mistake must not leave a new game file behind.
+        hardware = TableHardware(config, setup, args.pin_factory)
+    try:
+        session, messages = Session.open(path, setup, args.resume, args.new)
+        if config is not None and hardware is None:
+            hardware = TableHardware(config, session.setup, args.pin_factory)
+        if hardware is not None:
+            messages.append(f"pins: {hardware.opened.detail}")
+        table = Table(session, args.secret, hardware)
+        for message in messages:
+            table.notify(message)
+        serve(table)
+    finally:
+        if hardware is not None:
+            hardware.close()
+    state = session.state
+    done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
+    print(f"saved {session.path} ({done}): companion getbit replay {session.path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,909 @@
+"""``companion getbit play``: a Get Bit! table session in the terminal, with optional lights.
+
+The robots swim on the table; this keeps the truth about them. Each round someone types
+the cards after the reveal (one key per robot, Backspace undoes, Enter plays), or every
+player types their own card hidden, player by player. The engine settles the round, the
+screen announces the moves and the bite, and the game is saved after every round in the
+very format ``companion getbit replay`` reads, so a crash loses nothing and ``--resume``
+is just a replay. Undo drops the last round and replays the rest.
+
+Two faces, as the referee has: a curses screen when standard input is a terminal, and a
+line mode for pipes and scripts. Hardware is optional and goes through the same devices
+layer as the referee (docs/getbit.md): an LED per robot, a buzzer, one lock-in button per
+player. The devices never decide anything; they are told what happened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+import threading
+import time
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from companion import data
+from companion.config import (
+    PIN_FACTORIES,
+    BuzzerConfig,
+    BuzzerKind,
+    LedConfig,
+    parse_led,
+    parse_pin,
+)
+from companion.errors import ConfigError, HardwareError, InputError
+from companion.games.getbit import (
+    GetBit,
+    PlayError,
+    Replay,
+    RoundResult,
+    Setup,
+    replay,
+    replay_from_dict,
+)
+from companion.io import read_json
+
+if TYPE_CHECKING:
+    from companion.devices.pins import OpenedFactory
+    from companion.referee.cues import Cue
+    from companion.referee.events import Edge
+
+DEFAULT_SAVE = "getbit-game.json"
+
+# --------------------------------------------------------------------------------------
+# Words and pictures: shared by the screen, the line mode and `getbit replay`
+# --------------------------------------------------------------------------------------
+
+
+def limb_bar(halves: int) -> str:
+    """Four limbs as a bar: a whole limb █, half a limb ▌ (longer games), a lost one ·."""
+    whole, half = divmod(halves, 2)
+    return ("█" * whole + ("▌" if half else "")).ljust(4, "·")
+
+
+def label(setup: Setup, robot: str) -> str:
+    """A robot's name, with its player's when they differ (2-3 player games)."""
+    owner = setup.robots[robot]
+    return robot if owner == robot else f"{robot} ({owner})"
+
+
+def _and(names: Sequence[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def limbs_text(value: float) -> str:
+    return f"{value:g} limb{'' if value == 1 else 's'}"
+
+
+def cards_text(cards: Mapping[str, int]) -> str:
+    return " · ".join(f"{r} {c}" for r, c in cards.items())
+
+
+def table_lines(state: GetBit) -> list[str]:
+    """The line, front first, with every robot's limbs and cards.
+
+    In a memory game (G6) no card number is shown: a hand would give the played cards
+    away, so both are counts only. The engine still knows every card.
+    """
+    setup = state.setup
+    width = max(len(label(setup, r)) for r in setup.robots)
+    lines = ["front ▸ " + " · ".join(state.line) + " ◂ shark"]
+    for i, robot in enumerate(state.line, 1):
+        if setup.memory:
+            cards = (
+                f"hand {len(state.hands[robot])} cards, {len(state.played[robot])} played face down"
+            )
+        else:
+            played = " ".join(map(str, state.played[robot])) or "-"
+            hand = " ".join(map(str, state.hands[robot]))
+            cards = f"hand {hand:<{2 * setup.hand_size - 1}}  played {played}"
+        lines.append(
+            f"  {i}. {label(setup, robot):<{width}}  {limb_bar(state.halves[robot])} "
+            f"{limbs_text(state.limbs(robot)):<10} {cards}"
+        )
+    if state.out:
+        lines.append(f"  out: {', '.join(state.out)}")
+    return lines
+
+
+def round_lines(result: RoundResult, state: GetBit) -> list[str]:
+    """The round announced in words a table can read aloud; no card numbers in memory."""
+    setup = state.setup
+    memory = setup.memory
+    head = "cards revealed" if memory else cards_text(result.cards)
+    lines = [f"Round {result.number}: {head}"]
+    moves: list[str] = []
+    if result.moved:
+        order = [r if memory else f"{r} ({result.cards[r]})" for r in result.moved]
+        moves.append(f"{', then '.join(order)} to the front")
+    groups: dict[int, list[str]] = {}
+    for robot in result.stayed:
+        groups.setdefault(result.cards[robot], []).append(robot)
+    for card, robots in groups.items():
+        moves.append(f"{_and(robots)} tied{'' if memory else f' on {card}'} and stay")
+    lines.append("  " + ("; ".join(moves) if result.moved else "nobody moves: " + "; ".join(moves)))
+    bitten = result.bitten
+    if bitten is None:
+        lines.append("  no bite in the first round")
+    elif bitten in result.out:
+        lines.append(f"  the shark bites {bitten}: no limbs left, {bitten} is out")
+    else:
+        lines.append(
+            f"  the shark bites {bitten}: {limbs_text(state.limbs(bitten))} left; "
+            f"{bitten} goes to the front and takes back its cards"
+        )
+    if result.winner is not None:
+        if result.eaten is not None:
+            lines.append(f"  two robots left: the shark eats {result.eaten}")
+        else:
+            loser = setup.robots[result.out[0]]
+            lines.append(f"  {loser} loses ({result.out[0]} was eliminated)")
+        lines.append(f"  {result.winner} wins the game!")
+    for robot in result.picked_up:
+        n = setup.pickup_at
+        lines.append(f"  {robot} is down to {n} card{'' if n == 1 else 's'}: takes back its cards")
+    return lines
+
+
+def next_lines(state: GetBit) -> list[str]:
+    if state.over:
+        return [f"Game over after round {state.rounds}: {state.winner} wins."]
+    bite = " (no bite in round 1)" if state.rounds == 0 else ""
+    return [f"Game goes on: round {state.rounds + 1} next{bite}."]
+
+
+# --------------------------------------------------------------------------------------
+# The saved game: the replay input, rewritten after every round
+# --------------------------------------------------------------------------------------
+
+
+def game_json(game: Mapping[str, Any]) -> str:
+    """The saved game as JSON a person can read and mend: one round per line."""
+    lines = [f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in game.items()]
+    rounds = game.get("rounds")
+    if rounds:
+        inner = ",\n".join(f"    {json.dumps(r, ensure_ascii=False)}" for r in rounds)
+        lines[-1] = f'  "rounds": [\n{inner}\n  ]'
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def _archive(path: Path) -> Path:
+    """Move an old save aside; a game is never deleted."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}.{stamp}{path.suffix}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.stem}.{stamp}-{n}{path.suffix}")
+        n += 1
+    path.rename(target)
+    return target
+
+
+@dataclass
+class Session:
+    """The game at the table: its setup, the rounds so far, and where it is saved."""
+
+    game: Replay
+    path: Path
+
+    @property
+    def setup(self) -> Setup:
+        return self.game.setup
+
+    @property
+    def state(self) -> GetBit:
+        return self.game.state
+
+    @property
+    def last(self) -> RoundResult | None:
+        return self.game.results[-1] if self.game.results else None
+
+    @classmethod
+    def open(
+        cls, path: Path, setup: Setup | None, resume: bool, new: bool
+    ) -> tuple[Session, list[str]]:
+        """A new game saved at ``path``, or the game saved there resumed."""
+        messages: list[str] = []
+        if resume:
+            if not path.exists():
+                raise InputError("", "no saved game here to resume", str(path))
+            try:
+                game = replay_from_dict(read_json(str(path)))
+            except InputError as exc:
+                raise (exc if exc.source else exc.in_source(str(path))) from None
+            messages.append(f"resumed {path} after round {game.state.rounds}")
+            return cls(game, path), messages
+        if setup is None:
+            raise InputError("--players", "name the players (or --robots, or --config)")
+        if path.exists():
+            if not new:
+                raise InputError(
+                    "",
+                    "holds a game: --resume continues it, --new starts a new game "
+                    "(the old file is kept)",
+                    str(path),
+                )
+            messages.append(f"previous game kept as {_archive(path)}")
+        session = cls(replay(setup, ()), path)
+        session.save()
+        messages.append(f"new game, saved after every round to {path}")
+        return session, messages
+
+    def save(self) -> None:
+        """Write the replay input atomically: the old file stays whole until the new is."""
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(game_json(self.game.game_dict()))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.path)
+
+    def play(self, cards: Mapping[str, int]) -> RoundResult:
+        """Settle a round (G7 refusals change nothing) and save the game."""
+        state, result = self.state.play(cards)
+        g = self.game
+        self.game = Replay(g.setup, (*g.rounds, dict(cards)), (*g.results, result), state)
+        self.save()
+        return result
+
+    def undo(self) -> int | None:
+        """Drop the last round and replay the rest; the round undone, or None."""
+        if not self.game.rounds:
+            return None
+        n = len(self.game.rounds)
+        self.game = replay(self.setup, self.game.rounds[:-1])
+        self.save()
+        return n
+
+
+# --------------------------------------------------------------------------------------
+# Typing the cards
+# --------------------------------------------------------------------------------------
+
+UNDO_KEYS = ("\x7f", "\b", "KEY_BACKSPACE")
+MOCK_PRESS_KEYS = "!@#$%^"  # on mock pins: press the 1st..6th player's lock-in button
+ENTER_KEYS = ("\n", "\r", "KEY_ENTER")
+
+
+class Entry:
+    """One round's cards, a key per robot, player by player; Backspace takes one back.
+
+    Robots are asked for in player order (each player's robots together), so the secret
+    mode can pass the keyboard from player to player. A card not in the robot's hand is
+    refused at once; in secret mode the refusal does not say which card was typed.
+    """
+
+    def __init__(self, state: GetBit, secret: bool = False) -> None:
+        setup = state.setup
+        self.state = state
+        self.secret = secret
+        self.order = [r for p in setup.players for r in setup.robots_of(p) if r in state.line]
+        self.typed: list[int] = []
+
+    @property
+    def complete(self) -> bool:
+        return len(self.typed) == len(self.order)
+
+    @property
+    def started(self) -> bool:
+        return bool(self.typed)
+
+    def next_robot(self) -> str | None:
+        return None if self.complete else self.order[len(self.typed)]
+
+    def key(self, key: str) -> str | None:
+        """Feed one key; returns a refusal to show, or None."""
+        if key in UNDO_KEYS:
+            if self.typed:
+                self.typed.pop()
+            return None
+        robot = self.next_robot()
+        if robot is None or not (len(key) == 1 and key.isdigit()):
+            return None
+        card = int(key)
+        if card not in self.state.hands[robot]:
+            if self.secret or self.state.setup.memory:
+                return f"{robot} cannot play that card: choose again"
+            return f"{robot} has no {card} in hand ({' '.join(map(str, self.state.hands[robot]))})"
+        self.typed.append(card)
+        return None
+
+    def cards(self) -> dict[str, int]:
+        return dict(zip(self.order, self.typed, strict=False))
+
+    def text(self) -> str:
+        """The entry line: typed cards (dots in secret mode), the next robot marked."""
+        parts = []
+        for i, robot in enumerate(self.order):
+            if i < len(self.typed):
+                shown = "●" if self.secret else str(self.typed[i])
+            else:
+                shown = "_"
+            marker = "▸" if robot == self.next_robot() else " "
+            parts.append(f"{marker}{robot}: {shown}")
+        return "  ".join(parts)
+
+    def prompt(self) -> str:
+        robot = self.next_robot()
+        if robot is None:
+            what = "reveal" if self.secret else "play the round"
+            return f"Enter to {what}, Backspace to change"
+        size = self.state.setup.hand_size
+        if self.secret:
+            owner = self.state.setup.robots[robot]
+            return f"{owner}: choose {robot}'s card (1-{size}), hidden; others look away"
+        return f"type each robot's card (1-{size})"
+
+
+def parse_cards(text: str, order: Sequence[str]) -> dict[str, int]:
+    """A line of cards: ``4145``, ``4 1 4 5`` (in entry order) or ``john=4 anne=1 ...``."""
+    words = text.replace(",", " ").split()
+    if any("=" in w for w in words):
+        cards: dict[str, int] = {}
+        for word in words:
+            robot, _, card = word.partition("=")
+            if not robot or not card.isdigit():
+                raise ValueError(f"not a card: {word!r} (write robot=card, e.g. ted=5)")
+            cards[robot] = int(card)
+        return cards
+    if len(words) == 1 and words[0].isdigit() and len(words[0]) == len(order):
+        words = list(words[0])
+    if len(words) != len(order) or not all(w.isdigit() for w in words):
+        raise ValueError(f"give {len(order)} cards, for {' '.join(order)} (e.g. 4 1 4 5)")
+    return {robot: int(w) for robot, w in zip(order, words, strict=True)}
+
+
+# --------------------------------------------------------------------------------------
+# Hardware: a [getbit] table in a TOML file
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RobotConfig:
+    name: str
+    player: str
+    led: LedConfig | None = None
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """The [getbit] table: robots with their LEDs, the buzzer, lock-in buttons."""
+
+    robots: tuple[RobotConfig, ...]
+    buzzer: BuzzerConfig | None = None
+    lock_in: Mapping[str, int] = field(default_factory=dict)  # player -> button pin
+    pin_factory: str = "auto"
+    source: str = ""
+
+    @property
+    def robot_players(self) -> dict[str, str]:
+        return {r.name: r.player for r in self.robots}
+
+
+def table_config_from_dict(value: object) -> TableConfig:
+    top = data.obj(value, data.ROOT, required=("getbit",))
+    raw = data.obj(top["getbit"], "getbit", optional=("pin_factory", "robots", "buzzer", "lock_in"))
+    used: dict[int, str] = {}
+
+    def claim(pin: int, path: str) -> int:
+        if pin in used:
+            raise data.fail(path, f"GPIO{pin} is already used by {used[pin]}")
+        used[pin] = path
+        return pin
+
+    robots: list[RobotConfig] = []
+    for i, item in enumerate(data.lst(raw.get("robots", []), "getbit.robots")):
+        here = data.at("getbit.robots", i)
+        r = data.obj(item, here, required=("name",), optional=("player", "led"))
+        name = data.name(r["name"], data.at(here, "name"), "robot")
+        if name in (x.name for x in robots):
+            raise data.fail(data.at(here, "name"), f"robot {name!r} is named twice")
+        player = data.name(r.get("player", name), data.at(here, "player"), "player")
+        led = None
+        if "led" in r:
+            led = parse_led(r["led"], data.at(here, "led"))
+            for pin in led.pins:
+                claim(pin, data.at(here, "led"))
+        robots.append(RobotConfig(name, player, led))
+    buzzer = None
+    if "buzzer" in raw:
+        b = data.obj(raw["buzzer"], "getbit.buzzer", required=("pin",), optional=("kind",))
+        kinds = {str(k): k for k in BuzzerKind}
+        kind = data.choice(b.get("kind", "active"), "getbit.buzzer.kind", kinds, "buzzer kind")
+        pin = claim(parse_pin(b["pin"], "getbit.buzzer.pin"), "getbit.buzzer.pin")
+        buzzer = BuzzerConfig(pin, kind)
+    lock_in: dict[str, int] = {}
+    players = {r.player for r in robots}
+    for player, pin_value in data.mapping(raw.get("lock_in", {}), "getbit.lock_in").items():
+        here = data.at("getbit.lock_in", player)
+        if robots and player not in players:
+            raise data.fail(here, f"{player!r} plays none of the robots above")
+        lock_in[player] = claim(parse_pin(pin_value, here), here)
+    if lock_in and robots:
+        missing = [p for p in dict.fromkeys(r.player for r in robots) if p not in lock_in]
+        if missing:
+            raise data.fail("getbit.lock_in", f"no button for {', '.join(missing)}")
+    factories = {f: f for f in PIN_FACTORIES}
+    factory = data.choice(
+        raw.get("pin_factory", "auto"), "getbit.pin_factory", factories, "pin factory"
+    )
+    return TableConfig(tuple(robots), buzzer, lock_in, factory)
+
+
+def load_table_config(path: str | Path) -> TableConfig:
+    """Read and check a [getbit] TOML file; any problem is one ConfigError line."""
+    source = str(path)
+    try:
+        raw: Any = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError("", "no such config file", source) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("", f"cannot read: {exc}", source) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("", f"not TOML: {exc}", source) from None
+    try:
+        config = table_config_from_dict(raw)
+    except InputError as exc:
+        raise ConfigError(exc.where, exc.message, source) from None
+    return TableConfig(config.robots, config.buzzer, config.lock_in, config.pin_factory, source)
+
+
+class TableHardware:
+    """The robots' LEDs, the buzzer and the lock-in buttons, told what the game did.
+
+    Signals (docs/getbit.md): a bite shows ``bad_chomp`` on the bitten robot's LED (blinks,
+    three low beeps: the chomp), an elimination ``eliminated``, the winner's robots
+    ``game_over`` (the fanfare); a player's lock-in press lights their robots (``win``:
+    steady on) and when every player is in, ``reveal`` (LEDs off, one long beep). The
+    next round's first key or press shows ``ready``: LEDs off, buzzer quiet.
+    """
+
+    def __init__(self, config: TableConfig, setup: Setup, pin_factory: str | None = None) -> None:
+        from companion.devices.outputs import TableOutputs
+        from companion.devices.pins import open_factory
+
+        unknown = [r.name for r in config.robots if r.name not in setup.robots]
+        if unknown:
+            raise ConfigError(
+                "getbit.robots", f"not a robot of this game: {', '.join(unknown)}", config.source
+            )
+        strangers = [p for p in config.lock_in if p not in setup.players]
+        if strangers:
+            raise ConfigError(
+                "getbit.lock_in",
+                f"not a player of this game: {', '.join(strangers)}",
+                config.source,
+            )
+        missing = [p for p in setup.players if config.lock_in and p not in config.lock_in]
+        if missing:
+            raise ConfigError(
+                "getbit.lock_in", f"no button for {', '.join(missing)}", config.source
+            )
+        self.config = config
+        self.setup = setup
+        self.in_play: tuple[str, ...] = setup.line
+        self.locked: set[str] = set()
+        self.revealed = False
+        self._fresh = True  # the next key or press starts a round: show `ready` first
+        self._lock = threading.Lock()
+        self.opened: OpenedFactory = open_factory(pin_factory or config.pin_factory)
+        self.source: Any = None
+        try:
+            leds = {r.name: r.led for r in config.robots}
+            self.outputs = TableOutputs(leds, config.buzzer, None, self.opened)
+            if config.lock_in:
+                from companion.devices.buttons import GpioPressSource
+
+                self.source = GpioPressSource(
+                    config.lock_in, self.opened, self._edge, name="lock-in"
+                )
+        except BaseException:
+            self.close()
+            raise
+
+    def _render(self, cues: list[Cue]) -> None:
+        if cues:
+            self.outputs.render(cues)
+
+    def _start_cues(self) -> list[Cue]:
+        from companion.referee.cues import Cue, Signal
+
+        if not self._fresh:
+            return []
+        self._fresh = False
+        return [Cue(Signal.READY)]
+
+    def _edge(self, edge: Edge) -> None:
+        """A lock-in button (on the pin driver's thread): record it, maybe beep the reveal.
+
+        Only a small set changes and a cue is rendered, which never blocks. A press is a
+        latch: bounces and releases change nothing, and the round's result clears it.
+        """
+        from companion.referee.cues import Cue, Signal
+
+        if not edge.pressed:
+            return
+        with self._lock:
+            if edge.player in self.locked or self.revealed:
+                return
+            cues = self._start_cues()
+            self.locked.add(edge.player)
+            if set(self.config.lock_in) <= self.locked:
+                # The last one in: straight to the reveal, so its long beep comes first.
+                self.revealed = True
+                cues.append(Cue(Signal.REVEAL))
+            else:
+                robots = [r for r in self.setup.robots_of(edge.player) if r in self.in_play]
+                cues += [Cue(Signal.WIN, r) for r in robots]
+            self._render(cues)
+
+    def start_round(self) -> None:
+        """The round's first key: clear last round's lights, once."""
+        with self._lock:
+            self._render(self._start_cues())
+
+    def show_round(self, result: RoundResult, state: GetBit) -> None:
+        """The bite, any elimination and the winner, most urgent first."""
+        from companion.referee.cues import Cue, Signal
+
+        cues: list[Cue] = []
+        if result.bitten is not None:
+            cues.append(Cue(Signal.BAD_CHOMP, result.bitten))
+        cues += [Cue(Signal.ELIMINATED, r) for r in result.out]
+        if state.winner is not None:
+            robots = self.setup.robots_of(state.winner)
+            cues += [Cue(Signal.GAME_OVER, r) for r in robots if r in state.line]
+        with self._lock:
+            self.in_play = state.line
+            self.locked.clear()
+            self.revealed = False
+            self._fresh = True
+            self._render(cues)
+
+    def reset(self, state: GetBit) -> None:
+        """After an undo: lights off, lock-ins cleared."""
+        from companion.referee.cues import Cue, Signal
+
+        with self._lock:
+            self.in_play = state.line
+            self.locked.clear()
+            self.revealed = False
+            self._fresh = True
+            self._render([Cue(Signal.READY)])
+
+    def press(self, player: str) -> None:
+        """Press and release a lock-in button on mock pins (line mode and tests)."""
+        if self.opened.name != "mock":
+            raise HardwareError("buttons can only be pressed from the keyboard on mock pins")
+        if player not in self.config.lock_in:
+            raise HardwareError(f"{player} has no lock-in button")
+        pin = self.opened.factory.pin(self.config.lock_in[player])
+        pin.drive_low()
+        pin.drive_high()
+
+    def led_level(self, robot: str) -> float:
+        """How bright a robot's LED is now (0 without one), read back from its pins."""
+        led = next((r.led for r in self.config.robots if r.name == robot), None)
+        if led is None:
+            return 0.0
+        return max(float(self.opened.factory.pin(p).state) for p in led.pins)
+
+    def buzzer_on(self) -> bool:
+        buzzer = self.config.buzzer
+        return buzzer is not None and bool(self.opened.factory.pin(buzzer.pin).state)
+
+    def status(self) -> str:
+        lamps = " ".join(
+            f"{r.name}={'on' if self.led_level(r.name) > 0.05 else 'off'}"
+            for r in self.config.robots
+            if r.led is not None
+        )
+        buzzer = "on" if self.buzzer_on() else "off"
+        locked = ", ".join(sorted(self.locked)) or "nobody"
+        return f"leds: {lamps or 'none'}; buzzer {buzzer}; locked in: {locked}"
+
+    def close(self) -> None:
+        for part in (self.source, getattr(self, "outputs", None)):
+            if part is not None:
+                part.close()
+        self.opened.close()
+
+
+# --------------------------------------------------------------------------------------
+# The table: what both faces share
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """The session, the entry under way, the last announcement, the optional hardware."""
+
+    session: Session
+    secret: bool = False
+    hardware: TableHardware | None = None
+    messages: list[str] = field(default_factory=list)
+    announced: list[str] = field(default_factory=list)
+    entry: Entry = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.entry = Entry(self.session.state, self.secret)
+        last = self.session.last
+        if last is not None:
+            self.announced = round_lines(last, self.session.state)
+
+    def notify(self, message: str) -> None:
+        self.messages = [*self.messages, message][-4:]
+
+    def key(self, key: str) -> None:
+        """A card key or Backspace for the entry under way."""
+        if self.session.state.over:
+            return
+        if self.hardware is not None and len(key) == 1 and key.isdigit():
+            self.hardware.start_round()
+        refusal = self.entry.key(key)
+        if refusal:
+            self.notify(refusal)
+
+    def play(self, cards: Mapping[str, int]) -> RoundResult | None:
+        """Play a round; a refusal (G7) is a message and changes nothing."""
+        try:
+            result = self.session.play(cards)
+        except PlayError as exc:
+            self.notify(
+                f"round {exc.round_no}: {exc.robot} cannot play that card"
+                if self.session.setup.memory and exc.card is not None
+                else str(exc)
+            )
+            return None
+        state = self.session.state
+        self.announced = round_lines(result, state)
+        self.messages = []  # refusals of the round just played are settled
+        self.entry = Entry(state, self.secret)
+        if self.hardware is not None:
+            self.hardware.show_round(result, state)
+        return result
+
+    def undo(self) -> None:
+        n = self.session.undo()
+        if n is None:
+            self.notify("nothing to undo")
+            return
+        state = self.session.state
+        last = self.session.last
+        self.announced = round_lines(last, state) if last is not None else []
+        self.entry = Entry(state, self.secret)
+        self.notify(f"round {n} undone")
+        if self.hardware is not None:
+            self.hardware.reset(state)
+
+    def title(self) -> str:
+        setup = self.session.setup
+        flags = [f"{len(setup.robots)} robots", f"cards 1-{setup.hand_size}"]
+        if setup.longer_games:
+            flags.append("longer game")
+        if setup.memory:
+            flags.append("memory game")
+        if setup.pickup_at != 1:
+            flags.append(f"pick up at {setup.pickup_at}")
+        return f"companion getbit · {' · '.join(flags)} · saved to {self.session.path}"
+
+
+# --------------------------------------------------------------------------------------
+# Line mode
+# --------------------------------------------------------------------------------------
+
+LINE_HELP = (
+    "cards: '4 1 4 5' or '4145' in the order asked, or 'ted=5 anne=1 ...'; "
+    "undo, show, press PLAYER (mock pins), leds, quit"
+)
+
+
+def run_lines(table: Table, stream: TextIO, out: TextIO) -> None:
+    """One command per line, for scripts and pipes; prompts say what is expected."""
+
+    def say(*lines: str) -> None:
+        print("\n".join(lines), file=out, flush=True)
+
+    def show() -> None:
+        say(*table_lines(table.session.state), *next_lines(table.session.state))
+
+    def flush_messages() -> None:
+        if table.messages:
+            say(*table.messages)
+            table.messages = []
+
+    say(table.title())
+    flush_messages()
+    show()
+    secret_typed: dict[str, int] = {}
+    while True:
+        state = table.session.state
+        order = table.entry.order
+        if state.over:
+            say("(undo, show or quit)")
+        elif table.secret:
+            robot = order[len(secret_typed)]
+            say(f"{state.setup.robots[robot]}, {robot}'s card (hidden):")
+        else:
+            say(f"round {state.rounds + 1} cards for {' '.join(order)}:")
+        line = stream.readline()
+        if not line:
+            break
+        words = line.split()
+        if not words:
+            continue
+        command = words[0].lower()
+        if command in ("quit", "exit", "q"):
+            break
+        if command == "undo":
+            secret_typed = {}
+            table.undo()
+            flush_messages()
+            show()
+            continue
+        if command in ("show", "status"):
+            show()
+            continue
+        if command == "help":
+            say(LINE_HELP)
+            continue
+        if command in ("press", "leds"):
+            if table.hardware is None:
+                say("no hardware: run with --config")
+            elif command == "leds":
+                say(table.hardware.status())
+            else:
+                for player in words[1:]:
+                    try:
+                        table.hardware.press(player)
+                    except HardwareError as exc:
+                        say(str(exc))
+                say(table.hardware.status())
+            continue
+        if state.over:
+            say(f"the game is over ({state.winner} won): undo, show or quit")
+            continue
+        if table.hardware is not None:
+            table.hardware.start_round()
+        if table.secret:
+            robot = order[len(secret_typed)]
+            if not command.isdigit() or int(command) not in state.hands[robot]:
+                say(f"{robot} cannot play that card: choose again")
+                continue
+            secret_typed[robot] = int(command)
+            if len(secret_typed) < len(order):
+                continue
+            cards, secret_typed = secret_typed, {}
+        else:
+            try:
+                cards = parse_cards(line, order)
+            except ValueError as exc:
+                say(str(exc))
+                continue
+        result = table.play(cards)
+        flush_messages()
+        if result is not None:
+            say(*table.announced)
+            show()
+
+
+# --------------------------------------------------------------------------------------
+# The curses screen
+# --------------------------------------------------------------------------------------
+
+
+def run_curses(table: Table) -> None:
+    """The full-screen table until the players quit (the game is saved all along)."""
+    import curses
+
+    def loop(screen: Any) -> None:
+        curses.curs_set(0)
+        screen.timeout(50)
+        curses.start_color()
+        curses.use_default_colors()
+        curses.init_pair(1, curses.COLOR_GREEN, -1)
+        curses.init_pair(2, curses.COLOR_YELLOW, -1)
+        curses.init_pair(3, curses.COLOR_RED, -1)
+        asking: str | None = None  # "quit" or "undo" while waiting for y/n
+        hw = table.hardware
+        while True:
+            draw(screen, table, asking)
+            try:
+                key = screen.get_wch()
+            except curses.error:
+                continue
+            name = key if isinstance(key, str) else curses.keyname(key).decode()
+            if asking is not None:
+                if name in ("y", "Y"):
+                    if asking == "quit":
+                        return
+                    table.undo()
+                asking = None
+                continue
+            if hw is not None and name in MOCK_PRESS_KEYS and hw.opened.name == "mock":
+                players = list(hw.config.lock_in)
+                i = MOCK_PRESS_KEYS.index(name)
+                if i < len(players):
+                    hw.press(players[i])
+            elif name in ("q", "Q"):
+                asking = "quit"
+            elif name in ("u", "U") and not table.entry.started:
+                asking = "undo"
+            elif name in ENTER_KEYS:
+                if table.entry.complete and not table.session.state.over:
+                    table.play(table.entry.cards())
+            else:
+                table.key(name)
+
+    curses.wrapper(loop)
+
+
+def draw(screen: Any, table: Table, asking: str | None) -> None:
+    import curses
+
+    screen.erase()
+    height, width = screen.getmaxyx()
+
+    def put(y: int, x: int, text: str, attr: int = 0) -> None:
+        if 0 <= y < height and x < width:
+            screen.addnstr(y, x, text, max(0, width - x - 1), attr)
+
+    state = table.session.state
+    hw = table.hardware
+    put(0, 0, table.title(), curses.A_BOLD)
+    lines = table_lines(state)
+    put(2, 0, lines[0], curses.A_BOLD)
+    y = 3
+    for i, line in enumerate(lines[1:]):
+        robot = state.line[i] if i < len(state.line) else None
+        lit = hw is not None and robot is not None and hw.led_level(robot) > 0.05
+        if hw is not None and robot is not None:
+            put(y, 0, "●" if lit else "○", curses.color_pair(3) | curses.A_BOLD if lit else 0)
+        put(y, 1, line)
+        y += 1
+    if hw is not None:
+        buzzer = "♪ BUZZER" if hw.buzzer_on() else "  buzzer"
+        put(y, 2, buzzer, curses.color_pair(2) | curses.A_BOLD)
+        if hw.config.lock_in:
+            marks = "  ".join(f"{p} {'✓' if p in hw.locked else '·'}" for p in hw.config.lock_in)
+            put(y, 14, f"locked in: {marks}" + ("  REVEAL!" if hw.revealed else ""))
+        y += 1
+    y += 1
+    for line in next_lines(state):
+        put(y, 0, line, curses.A_BOLD)
+        y += 1
+    if not state.over:
+        put(y, 0, "Cards  " + table.entry.text(), curses.A_BOLD)
+        put(y + 1, 7, table.entry.prompt(), curses.A_DIM)
+    y += 3
+    for line in table.announced:
+        for part in textwrap.wrap(line, max(20, width - 1), subsequent_indent="    "):
+            put(y, 0, part, curses.color_pair(1))
+            y += 1
+    y += 1
+    for message in table.messages:
+        put(y, 0, message, curses.color_pair(2))
+        y += 1
+    if asking == "quit":
+        prompt = "Quit? The game is saved (--resume continues it). y / n"
+    elif asking == "undo":
+        prompt = f"Undo round {state.rounds}? y / n"
+    else:
+        prompt = "digits: cards · Backspace: change · Enter: play · u: undo last round · q: quit"
+    put(height - 1, 0, prompt, (curses.color_pair(3) | curses.A_BOLD) if asking else curses.A_DIM)
+    screen.refresh()
+
+
+def serve(table: Table, interactive: bool | None = None) -> None:
+    """The curses screen on a terminal, else the line mode on stdin/stdout."""
+    if interactive if interactive is not None else sys.stdin.isatty():
+        run_curses(table)
+    else:
+        run_lines(table, sys.stdin, sys.stdout)
