@@ -124,6 +124,15 @@ class PlayerConfig:
 
 
 @dataclass(frozen=True)
+class TagsConfig:
+    """Cards read from their tags at the reveal (docs/tags.md)."""
+
+    file: Path  # the CHOMP! tag file from ``companion tags learn``
+    readers: tuple[str, ...]  # reader specs: pn532:PORT, serial:PORT, bridge
+    seats: tuple[str, ...] | None  # reader i is seat i's; None: one reader, seat order
+
+
+@dataclass(frozen=True)
 class BridgeConfig:
     """Buttons wired to the Pico bridge (firmware_bridge/, hardware/BRIDGE.md)."""
 
@@ -157,6 +166,7 @@ class RefereeConfig:
     status_led: LedConfig | None = None
     reveal_button: int | None = None
     bridge: BridgeConfig | None = None
+    tags: TagsConfig | None = None
     source: str = field(default="", compare=False)
 
     @property
@@ -166,6 +176,7 @@ class RefereeConfig:
 
 _TOP_KEYS = (
     "game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button", "bridge",
+    "tags",
 )  # fmt: skip
 BRIDGE_BUTTONS = 16  # the Pico firmware's button indexes 0..15 (hardware/BRIDGE.md)
 _REFEREE_KEYS = (
@@ -254,6 +265,34 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
         for player in bridge.buttons:
             if player not in (q.name for q in players):
                 raise data.fail(data.at("bridge.buttons", player), f"no player {player!r}")
+    tags = None
+    if "tags" in raw:
+        t = data.obj(raw["tags"], "tags", required=("file", "readers"), optional=("seats",))
+        specs = tuple(
+            data.name(r, data.at("tags.readers", i), "reader")
+            for i, r in enumerate(data.lst(t["readers"], "tags.readers"))
+        )
+        if not specs:
+            raise data.fail("tags.readers", "name at least one reader, e.g. 'pn532:/dev/serial0'")
+        for i, spec in enumerate(specs):
+            if spec == "keyboard":
+                raise data.fail(
+                    data.at("tags.readers", i),
+                    "the referee's keyboard is for its screen: use a serial or PN532 reader",
+                )
+        seats = None
+        if "seats" in t:
+            seats = tuple(
+                data.name(s, data.at("tags.seats", i), "player")
+                for i, s in enumerate(data.lst(t["seats"], "tags.seats"))
+            )
+            if len(seats) != len(specs):
+                raise data.fail("tags.seats", "one seat per reader, in the readers' order")
+            for i, seat in enumerate(seats):
+                if seat not in (q.name for q in players):
+                    raise data.fail(data.at("tags.seats", i), f"no player {seat!r}")
+        file = Path(data.name(t["file"], "tags.file", "file"))
+        tags = TagsConfig(file, specs, seats)
     low, high = player_range(mode)
     if not low <= len(players) <= high:
         wanted = f"{low}" if low == high else f"{low} or more"
@@ -307,6 +346,7 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
         status_led=status,
         reveal_button=reveal_button,
         bridge=bridge,
+        tags=tags,
     )
 
 
@@ -327,7 +367,9 @@ def load_config(path: str | Path) -> RefereeConfig:
         config = config_from_dict(raw)
     except InputError as exc:
         raise ConfigError(exc.where, exc.message, source) from None
-    journal = config.journal
-    if not journal.is_absolute():
-        journal = Path(path).resolve().parent / journal
-    return replace(config, journal=journal, source=source)
+    folder = Path(path).resolve().parent
+    journal = config.journal if config.journal.is_absolute() else folder / config.journal
+    tags = config.tags
+    if tags is not None and not tags.file.is_absolute():
+        tags = replace(tags, file=folder / tags.file)
+    return replace(config, journal=journal, tags=tags, source=source)

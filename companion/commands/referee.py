@@ -85,7 +85,13 @@ def run_referee(args: argparse.Namespace) -> int:
         ]
         lines.append(f"tie window {session.referee.tie_window_us} us; journal {config.journal}")
         lines += session.messages
-        view = TableView(session.daemon, led=session.led_level, buzzer=session.buzzer_on)
+        tags = session.devices.get("tags")
+        view = TableView(
+            session.daemon,
+            led=session.led_level,
+            buzzer=session.buzzer_on,
+            demand=tags.demand if tags is not None else None,
+        )
         for line in lines:
             print(line, file=sys.stderr)  # to the service log too
             view.notify(line)

@@ -44,6 +44,7 @@ class TableView:
     buzzer: Callable[[], bool] = lambda: False  # noqa: E731
     slap_keys: dict[str, str] = field(default_factory=dict)  # key -> player (the demo)
     type_cards: bool = True  # False when a card-reveal source supplies them
+    demand: Callable[[], None] | None = None  # Enter: a card-reveal source must answer now
     messages: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=6))
     last: list[str] = field(default_factory=list)
     entry: CardEntry | None = None
@@ -78,6 +79,8 @@ class TableView:
         if key in ("\n", "\r", "KEY_ENTER"):
             if entry is not None and entry.complete and status["waiting_for_cards"]:
                 self.daemon.put(Cards(entry.cards()))
+            elif self.demand is not None and status["waiting_for_cards"]:
+                self.demand()  # the tags: deliver the cards, or say what is missing
             elif status["phase"] == "ready":
                 self.daemon.put(StartRound())
             return True

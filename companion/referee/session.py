@@ -118,6 +118,51 @@ def _check_same_table(config: RefereeConfig, start: dict[str, Any], journal: Pat
             )
 
 
+def _tag_reveal(
+    config: RefereeConfig,
+    daemon: RefereeDaemon,
+    inbox: queue.SimpleQueue[Input],
+    notify: Callable[[str], None] | None,
+) -> Any:
+    """Cards from their tags: armed at each reveal, the complete round goes in as Cards."""
+    import sys
+
+    from companion.referee.core import Step
+    from companion.referee.daemon import Cards
+    from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
+
+    assert config.tags is not None
+    tags = load_tagfile(config.tags.file)
+    readers = [
+        open_reader(spec, sys.stdin, index=i, where=f"tags.readers[{i}]")
+        for i, spec in enumerate(config.tags.readers)
+    ]
+    seat_of_reader = dict(enumerate(config.tags.seats)) if config.tags.seats else None
+    reveal = ChompTagReveal(tags, config.names, seat_of_reader)
+    runner = RevealRunner(
+        reveal,
+        readers,
+        on_cards=lambda cards: inbox.put(Cards(cards)),
+        on_prompt=lambda line: daemon.notify(line),
+        demand_after_s=3.0,
+    )
+    game = daemon.referee.game
+
+    def follow(step: Step) -> None:
+        for entry in step.journal:
+            if entry["type"] == "reveal":
+                sizes = {p: game.hand_size(p) for p in game.active}
+                runner.new_round(game.active, sizes, key=entry["n"])
+            elif entry["type"] == "verdict":
+                runner.disarm()
+
+    daemon.on_step = follow
+    if daemon.referee.waiting_for_cards() and daemon.referee.round is not None:
+        sizes = {p: game.hand_size(p) for p in game.active}
+        runner.new_round(game.active, sizes, key=daemon.referee.round.number)
+    return runner.start()
+
+
 @dataclass
 class Session:
     """A running table: the daemon and everything that must be closed with it."""
@@ -206,6 +251,8 @@ def open_session(
             # Already down at start: no edge will come, so report one; held on, it is
             # flagged stuck like any other.
             inbox.put(Edge(player, True, clock.now_ns(), source, -1))
+        if config.tags is not None:
+            devices["tags"] = _tag_reveal(config, daemon, inbox, notify)
         if config.reveal_button is not None:
             devices["reveal_button"] = GpioRevealButton(config.reveal_button, opened, inbox.put)
     except BaseException:
