@@ -11,18 +11,24 @@ Two faces, as the referee has: a curses screen when standard input is a terminal
 line mode for pipes and scripts. Hardware is optional and goes through the same devices
 layer as the referee (docs/getbit.md): an LED per robot, a buzzer, one lock-in button per
 player. The devices never decide anything; they are told what happened.
+
+The cards can also come from card tags (:class:`TableTags`): a reveal collects one card
+per robot from NFC or barcode readers, and a complete round is played exactly as typed
+cards are. The readers run on threads of their own; what they produce reaches the table
+as events on a queue, so the table itself is only ever changed by the face's own thread.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import sys
 import textwrap
 import threading
 import time
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -47,6 +53,9 @@ from companion.games.getbit import (
     replay_from_dict,
 )
 from companion.io import read_json
+from companion.tags.readers import TagReader, typed_line
+from companion.tags.reveal import GetBitTagReveal, RevealRunner
+from companion.tags.tagfile import GETBIT_HIGHEST, TagFile, getbit_card
 
 if TYPE_CHECKING:
     from companion.devices.pins import OpenedFactory
@@ -272,6 +281,20 @@ MOCK_PRESS_KEYS = "!@#$%^"  # on mock pins: press the 1st..6th player's lock-in 
 ENTER_KEYS = ("\n", "\r", "KEY_ENTER")
 
 
+def entry_order(state: GetBit) -> list[str]:
+    """The robots still in play, player by player (each player's robots together): the
+    order the cards are typed in, and scanned in with one reader for the table."""
+    setup = state.setup
+    return [r for p in setup.players for r in setup.robots_of(p) if r in state.line]
+
+
+def refusal_text(state: GetBit, exc: PlayError) -> str:
+    """A G7 refusal as the table shows it; in a memory game it names no card and no hand."""
+    if state.setup.memory and exc.card is not None:
+        return f"round {exc.round_no}: {exc.robot} cannot play that card"
+    return str(exc)
+
+
 class Entry:
     """One round's cards, a key per robot, player by player; Backspace takes one back.
 
@@ -281,10 +304,9 @@ class Entry:
     """
 
     def __init__(self, state: GetBit, secret: bool = False) -> None:
-        setup = state.setup
         self.state = state
         self.secret = secret
-        self.order = [r for p in setup.players for r in setup.robots_of(p) if r in state.line]
+        self.order = entry_order(state)
         self.typed: list[int] = []
 
     @property
@@ -617,6 +639,231 @@ class TableHardware:
 
 
 # --------------------------------------------------------------------------------------
+# Card tags: the round's cards read from the cards themselves
+# --------------------------------------------------------------------------------------
+
+
+class TagCards(dict[str, int]):
+    """A round's complete cards from the tags (``{robot: n}``), stamped with the arming of
+    the reveal they belong to, so cards that arrive after their round was played (typed
+    meanwhile) are recognised and dropped."""
+
+    def __init__(self, cards: Mapping[str, int], generation: int) -> None:
+        super().__init__(cards)
+        self.generation = generation
+
+
+@dataclass(frozen=True, slots=True)
+class TagPrompt:
+    """A line for the people at the table: an unknown tag, a card read twice, ..."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TagLine:
+    """A line of standard input in line mode with tags (None: the input has ended)."""
+
+    text: str | None
+
+
+TableEvent = TagCards | TagPrompt | TagLine
+
+
+def card_number(card: str) -> int:
+    """The number of a card the reveal collected: ``red-3`` read or typed, or ``3`` typed
+    for a robot without a colour."""
+    return int(card.rsplit("-", 1)[-1])
+
+
+def play_refusal(state: GetBit, robot: str, card: int) -> str | None:
+    """G7 for one robot's card, by the engine's own check; the refusal, or None.
+
+    The engine checks whole rounds, so the other robots play a card they hold (every hand
+    has one: ``pickup_at`` is below the hand size) and only this robot's card can fail.
+    """
+    others = {r: state.hands[r][0] for r in state.line}
+    try:
+        state.check({**others, robot: card})
+    except PlayError as exc:
+        return refusal_text(state, exc)
+    return None
+
+
+class TableReveal(GetBitTagReveal):
+    """The Get Bit! reveal at the table: a card the robot cannot play is refused as soon as
+    it is read (the engine's G7 check, so the message is the typed cards' one) and asked
+    for again; a robot without a colour takes a plain typed number (``ted=5``)."""
+
+    def __init__(
+        self,
+        tags: TagFile,
+        robots: Sequence[str],
+        current: Callable[[], GetBit],
+        seat_of_reader: Mapping[int, str] | None = None,
+        colours: Mapping[str, str] | None = None,
+    ) -> None:
+        self.generation = 0  # before the base class arms the first round
+        self.current = current
+        super().__init__(tags, robots, seat_of_reader, colours)
+
+    def new_round(
+        self, seats: Sequence[str] | None = None, hand_sizes: Mapping[str, int] | None = None
+    ) -> None:
+        self.generation += 1
+        super().new_round(seats, hand_sizes)
+
+    def convert(self, names: Mapping[str, tuple[str, ...]]) -> dict[str, int]:
+        return TagCards({s: card_number(names[s][0]) for s in self.seats}, self.generation)
+
+    def refuse(self, seat: str, card: str) -> str | None:
+        reason = super().refuse(seat, card)
+        if reason is not None:
+            return reason
+        return play_refusal(self.current(), seat, card_number(card))
+
+    def typed_card(self, seat: str | None, word: str) -> str | None:
+        found = super().typed_card(seat, word)
+        if found is None and seat is not None and seat not in self.colours and word.isdigit():
+            return word if 1 <= int(word) <= GETBIT_HIGHEST else None
+        return found
+
+
+class TableTags:
+    """The card tags at the table: a :class:`TableReveal` fed by a ``RevealRunner``.
+
+    Armed at the start of each round with the robots still in play (key: the round
+    number), disarmed once it is played. The runner's threads only put events on
+    :attr:`events`; the table takes them (:meth:`Table.tag_event`) on its own thread.
+    What the table's own calls produce (:meth:`demand`, :meth:`correct`) is returned to
+    it instead, so an answer never waits behind input queued meanwhile.
+
+    ``seat_of_reader`` (reader index -> robot) when each robot has its own reader; without
+    it one reader serves the table and the cards are read in :func:`entry_order`.
+    ``colours`` (robot -> colour): a card of another colour is refused for that robot.
+    """
+
+    def __init__(
+        self,
+        tags: TagFile,
+        readers: Sequence[TagReader],
+        session: Session,
+        seat_of_reader: Mapping[int, str] | None = None,
+        colours: Mapping[str, str] | None = None,
+        poll_s: float = 0.1,
+    ) -> None:
+        self.tags = tags
+        self.readers = list(readers)
+        self.events: queue.SimpleQueue[TableEvent] = queue.SimpleQueue()
+        self.reveal = TableReveal(
+            tags, list(session.setup.robots), lambda: session.state, seat_of_reader, colours
+        )
+        self.runner: RevealRunner[dict[str, int]] = RevealRunner(
+            self.reveal, self.readers, self._cards, self._prompt, poll_s
+        )
+        self.generation = self.reveal.generation
+        self.started = False
+        self._local = threading.local()  # .answers: what this thread's own call produced
+
+    def _post(self, event: TableEvent) -> None:
+        answers: list[TableEvent] | None = getattr(self._local, "answers", None)
+        if answers is not None:
+            answers.append(event)
+        else:
+            self.events.put(event)
+
+    def _cards(self, cards: dict[str, int]) -> None:
+        self._post(cards if isinstance(cards, TagCards) else TagCards(cards, -1))
+
+    def _prompt(self, text: str) -> None:
+        self._post(TagPrompt(text))
+
+    def _answer(self, call: Callable[[], None]) -> list[TableEvent]:
+        self._local.answers = []
+        try:
+            call()
+            answers: list[TableEvent] = self._local.answers
+            return answers
+        finally:
+            self._local.answers = None
+
+    def start(self) -> TableTags:
+        """Start polling the readers (after the first round is armed)."""
+        self.runner.start()
+        self.started = True
+        return self
+
+    def arm(self, state: GetBit, again: bool = False) -> None:
+        """Wait for this round's cards; ``again`` forgets what was read for it so far."""
+        if state.over:
+            self.runner.disarm()
+            return
+        key = None if again else state.rounds + 1
+        self.runner.new_round(entry_order(state), key=key)
+        self.generation = self.reveal.generation
+
+    def disarm(self) -> None:
+        self.runner.disarm()
+
+    def is_current(self, cards: TagCards) -> bool:
+        return cards.generation == self.generation
+
+    def demand(self) -> list[TableEvent]:
+        """The round must be played: its cards, or prompts naming what is missing."""
+        return self._answer(self.runner.demand)
+
+    def correct(self, robot: str, card: int) -> list[TableEvent]:
+        """A typed correction of one robot's card (line mode ``ted=5``)."""
+        return self._answer(lambda: self.runner.feed(typed_line(f"{robot}={card}")))
+
+    def status_line(self) -> str:
+        return self.runner.status_line()
+
+    def pending(self) -> list[TableEvent]:
+        out: list[TableEvent] = []
+        while True:
+            try:
+                out.append(self.events.get_nowait())
+            except queue.Empty:
+                return out
+
+    def describe(self, setup: Setup) -> list[str]:
+        """What the table reads and how, for the opening messages."""
+        seats = self.reveal.seat_of_reader
+        names = ", ".join(r.name for r in self.readers)
+        if seats is None:
+            which = "one reader" if len(self.readers) == 1 else "readers"
+            how = f"{which} ({names}) for the table, the cards read in the order they are typed"
+        else:
+            # a serial or PN532 reader has its own index; the bridge numbers its readers
+            named = {getattr(r, "index", None): r.name for r in self.readers}
+            where = ", ".join(
+                f"{robot} on {named[i]}" if i in named else f"{robot} on bridge reader {i}"
+                for i, robot in seats.items()
+            )
+            how = f"one reader per robot: {where}"
+        colours = self.reveal.colours
+        shown = ", ".join(f"{r}={c}" for r, c in colours.items()) or "none"
+        lines = [f"cards from the tags of {self.tags.name}: {how}; robot colours: {shown}"]
+        missing = [
+            getbit_card(colour, n)
+            for colour in colours.values()
+            for n in setup.full_hand
+            if not self.tags.learned(getbit_card(colour, n))
+        ]
+        if missing:
+            lines.append(f"not in {self.tags.name} (type them): {', '.join(missing)}")
+        return lines
+
+    def close(self) -> None:
+        """Stop the runner and close the readers."""
+        self.runner.close()  # its pool closes the readers it polled
+        if not self.started:
+            for reader in self.readers:
+                reader.close()
+
+
+# --------------------------------------------------------------------------------------
 # The table: what both faces share
 # --------------------------------------------------------------------------------------
 
@@ -628,6 +875,7 @@ class Table:
     session: Session
     secret: bool = False
     hardware: TableHardware | None = None
+    tags: TableTags | None = None
     messages: list[str] = field(default_factory=list)
     announced: list[str] = field(default_factory=list)
     entry: Entry = field(init=False)
@@ -637,6 +885,8 @@ class Table:
         last = self.session.last
         if last is not None:
             self.announced = round_lines(last, self.session.state)
+        if self.tags is not None:
+            self.tags.arm(self.session.state)
 
     def notify(self, message: str) -> None:
         self.messages = [*self.messages, message][-4:]
@@ -656,19 +906,42 @@ class Table:
         try:
             result = self.session.play(cards)
         except PlayError as exc:
-            self.notify(
-                f"round {exc.round_no}: {exc.robot} cannot play that card"
-                if self.session.setup.memory and exc.card is not None
-                else str(exc)
-            )
+            self.notify(refusal_text(self.session.state, exc))
             return None
         state = self.session.state
         self.announced = round_lines(result, state)
         self.messages = []  # refusals of the round just played are settled
         self.entry = Entry(state, self.secret)
+        if self.tags is not None:
+            self.tags.disarm()  # this round's reads are done with
+            self.tags.arm(state)  # and the next round's are awaited
         if self.hardware is not None:
             self.hardware.show_round(result, state)
         return result
+
+    def tag_event(self, event: TableEvent) -> RoundResult | None:
+        """Apply what the tags produced: a prompt goes to the messages; a round's complete
+        cards are played exactly as typed cards are (G7 refusals, save, announcements and
+        LEDs alike). Cards of a round already played (typed meanwhile) are dropped."""
+        tags = self.tags
+        if isinstance(event, TagPrompt):
+            self.notify(event.text)
+            return None
+        if not isinstance(event, TagCards) or tags is None or not tags.is_current(event):
+            return None
+        if self.session.state.over:
+            return None
+        if self.hardware is not None:
+            self.hardware.start_round()
+        result = self.play(event)
+        if result is None:  # refused after all (the reveal checks first): read them again
+            tags.arm(self.session.state, again=True)
+            self.notify(f"scan the cards for {' '.join(entry_order(self.session.state))} again")
+        return result
+
+    def pending_tags(self) -> list[TableEvent]:
+        """The events the tags produced since the last call (never waits)."""
+        return [] if self.tags is None else self.tags.pending()
 
     def undo(self) -> None:
         n = self.session.undo()
@@ -680,6 +953,8 @@ class Table:
         self.announced = round_lines(last, state) if last is not None else []
         self.entry = Entry(state, self.secret)
         self.notify(f"round {n} undone")
+        if self.tags is not None:
+            self.tags.arm(state)
         if self.hardware is not None:
             self.hardware.reset(state)
 
@@ -703,39 +978,108 @@ LINE_HELP = (
     "cards: '4 1 4 5' or '4145' in the order asked, or 'ted=5 anne=1 ...'; "
     "undo, show, press PLAYER (mock pins), leds, quit"
 )
+TAGS_HELP = (
+    "with tags: the cards come from the readers; demand asks for what is missing; "
+    "'ted=5' corrects one robot's card; typed cards for every robot play the round"
+)
+NO_TAGS = "no card tags: run with --tags FILE --reader SPEC"
+
+
+def _pump(stream: TextIO, events: queue.SimpleQueue[TableEvent]) -> None:
+    """Standard input, line by line, onto the table's event queue (line mode with tags)."""
+    try:
+        for line in iter(stream.readline, ""):
+            events.put(TagLine(line))
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass  # a closed or undecodable stream ends the input like EOF
+    events.put(TagLine(None))
 
 
 def run_lines(table: Table, stream: TextIO, out: TextIO) -> None:
-    """One command per line, for scripts and pipes; prompts say what is expected."""
+    """One command per line, for scripts and pipes; prompts say what is expected.
+
+    With tags, the lines and what the readers produce come in on one queue and are taken
+    in order. The end of the input does not end the session then: the cards keep coming
+    from the tags until the game is over (Ctrl-C stops; every round is saved).
+    """
+    tags = table.tags
 
     def say(*lines: str) -> None:
         print("\n".join(lines), file=out, flush=True)
 
     def show() -> None:
         say(*table_lines(table.session.state), *next_lines(table.session.state))
+        if tags is not None and not table.session.state.over:
+            say(f"tags: {tags.status_line()}")
 
     def flush_messages() -> None:
         if table.messages:
             say(*table.messages)
             table.messages = []
 
+    def take(wait: bool) -> TableEvent | None:
+        """The next line or tag event; without ``wait``, only one already there."""
+        if tags is None:
+            return TagLine(stream.readline() or None) if wait else None
+        try:
+            return tags.events.get(timeout=0.5) if wait else tags.events.get_nowait()
+        except queue.Empty:
+            return None
+
+    def apply(events: list[TableEvent]) -> bool:
+        """Tag events: prompts said, complete cards played and announced (True)."""
+        played = False
+        for event in events:
+            result = table.tag_event(event)
+            flush_messages()
+            if result is not None:
+                played = True
+                say(*table.announced)
+                show()
+        return played
+
+    if tags is not None:
+        args = (stream, tags.events)
+        threading.Thread(target=_pump, args=args, name="stdin", daemon=True).start()
     say(table.title())
     flush_messages()
     show()
     secret_typed: dict[str, int] = {}
+    prompt_due = True
+    ended = False  # the input has ended; with tags the game goes on
     while True:
         state = table.session.state
-        order = table.entry.order
-        if state.over:
-            say("(undo, show or quit)")
-        elif table.secret:
-            robot = order[len(secret_typed)]
-            say(f"{state.setup.robots[robot]}, {robot}'s card (hidden):")
-        else:
-            say(f"round {state.rounds + 1} cards for {' '.join(order)}:")
-        line = stream.readline()
-        if not line:
+        if ended and state.over:
             break
+        event = take(wait=not prompt_due)
+        if event is None and prompt_due:
+            prompt_due = False
+            order = table.entry.order
+            if state.over:
+                say("(undo, show or quit)")
+            elif table.secret:
+                robot = order[len(secret_typed)]
+                say(f"{state.setup.robots[robot]}, {robot}'s card (hidden):")
+            elif tags is not None:
+                say(f"round {state.rounds + 1} cards for {' '.join(order)} (tags, or type them):")
+            else:
+                say(f"round {state.rounds + 1} cards for {' '.join(order)}:")
+            continue
+        if event is None:
+            continue
+        if not isinstance(event, TagLine):
+            if apply([event]):
+                secret_typed = {}
+                prompt_due = not ended
+            continue
+        if event.text is None:
+            if tags is None or state.over:
+                break
+            ended = True
+            say("end of input: the cards keep coming from the tags until the game is over")
+            continue
+        prompt_due = True
+        line = event.text
         words = line.split()
         if not words:
             continue
@@ -753,6 +1097,16 @@ def run_lines(table: Table, stream: TextIO, out: TextIO) -> None:
             continue
         if command == "help":
             say(LINE_HELP)
+            if tags is not None:
+                say(TAGS_HELP)
+            continue
+        if command == "demand":
+            if tags is None:
+                say(NO_TAGS)
+            elif state.over:
+                say(f"the game is over ({state.winner} won): undo, show or quit")
+            elif apply(tags.demand()):
+                secret_typed = {}
             continue
         if command in ("press", "leds"):
             if table.hardware is None:
@@ -770,6 +1124,7 @@ def run_lines(table: Table, stream: TextIO, out: TextIO) -> None:
         if state.over:
             say(f"the game is over ({state.winner} won): undo, show or quit")
             continue
+        order = table.entry.order
         if table.hardware is not None:
             table.hardware.start_round()
         if table.secret:
@@ -786,6 +1141,11 @@ def run_lines(table: Table, stream: TextIO, out: TextIO) -> None:
                 cards = parse_cards(line, order)
             except ValueError as exc:
                 say(str(exc))
+                continue
+            if tags is not None and "=" in line and set(cards) < set(order):
+                answers = [e for r, c in cards.items() for e in tags.correct(r, c)]
+                if not apply(answers):  # some robots only: corrections of the tags
+                    say(f"tags: {tags.status_line()}")
                 continue
         result = table.play(cards)
         flush_messages()
@@ -814,6 +1174,8 @@ def run_curses(table: Table) -> None:
         asking: str | None = None  # "quit" or "undo" while waiting for y/n
         hw = table.hardware
         while True:
+            for event in table.pending_tags():
+                table.tag_event(event)
             draw(screen, table, asking)
             try:
                 key = screen.get_wch()
@@ -837,8 +1199,13 @@ def run_curses(table: Table) -> None:
             elif name in ("u", "U") and not table.entry.started:
                 asking = "undo"
             elif name in ENTER_KEYS:
-                if table.entry.complete and not table.session.state.over:
+                if table.session.state.over:
+                    pass
+                elif table.entry.complete:
                     table.play(table.entry.cards())
+                elif table.tags is not None and not table.entry.started:
+                    for event in table.tags.demand():  # the tags' cards, or what is missing
+                        table.tag_event(event)
             else:
                 table.key(name)
 
@@ -882,7 +1249,9 @@ def draw(screen: Any, table: Table, asking: str | None) -> None:
     if not state.over:
         put(y, 0, "Cards  " + table.entry.text(), curses.A_BOLD)
         put(y + 1, 7, table.entry.prompt(), curses.A_DIM)
-    y += 3
+        if table.tags is not None:
+            put(y + 2, 0, "Tags   " + table.tags.status_line(), curses.A_BOLD)
+    y += 4 if table.tags is not None else 3
     for line in table.announced:
         for part in textwrap.wrap(line, max(20, width - 1), subsequent_indent="    "):
             put(y, 0, part, curses.color_pair(1))
@@ -895,6 +1264,11 @@ def draw(screen: Any, table: Table, asking: str | None) -> None:
         prompt = "Quit? The game is saved (--resume continues it). y / n"
     elif asking == "undo":
         prompt = f"Undo round {state.rounds}? y / n"
+    elif table.tags is not None:
+        prompt = (
+            "tags or digits: cards · Backspace: change · Enter: play, or ask the tags "
+            "· u: undo last round · q: quit"
+        )
     else:
         prompt = "digits: cards · Backspace: change · Enter: play · u: undo last round · q: quit"
     put(height - 1, 0, prompt, (curses.color_pair(3) | curses.A_BOLD) if asking else curses.A_DIM)

@@ -83,6 +83,31 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     play.add_argument(
         "--pin-factory", metavar="NAME", help="override the config's pin_factory (e.g. mock)"
     )
+    tags = play.add_argument_group(
+        "cards from tags", "read each round's cards from the cards' tags (docs/getbit.md)"
+    )
+    tags.add_argument(
+        "--tags", metavar="FILE", help="a Get Bit! tag file (companion tags learn --game getbit)"
+    )
+    tags.add_argument(
+        "--reader",
+        action="append",
+        metavar="SPEC",
+        help="serial:PORT[@BAUD], pn532:PORT[@BAUD] or bridge; repeat for more readers "
+        "(keyboard is refused: the keyboard is the table's own input)",
+    )
+    tags.add_argument(
+        "--reader-seats",
+        metavar="ROBOT,...",
+        help="one reader per robot: the robots in reader order (the Nth --reader, or the "
+        "bridge's reader N-1); default: one reader, cards read in the order they are typed",
+    )
+    tags.add_argument(
+        "--colours",
+        metavar="ROBOT=COLOUR,...",
+        help="each robot's card colour (red, orange, yellow, green, blue, purple), so another "
+        "robot's card is refused; default: a robot named after a colour has it; none: no colours",
+    )
     play.set_defaults(handler=run_play)
 
 
@@ -128,12 +153,12 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pairs(text: str, where: str) -> dict[str, str]:
+def _pairs(text: str, where: str, form: str = "ROBOT=PLAYER") -> dict[str, str]:
     robots: dict[str, str] = {}
     for item in text.split(","):
         robot, _, player = item.strip().partition("=")
         if not robot or not player:
-            raise InputError(where, f"write ROBOT=PLAYER, not {item.strip()!r}")
+            raise InputError(where, f"write {form}, not {item.strip()!r}")
         if robot in robots:
             raise InputError(where, f"robot {robot!r} is named twice")
         robots[robot] = player
@@ -172,6 +197,91 @@ def _new_setup(args: argparse.Namespace, config_robots: dict[str, str]) -> Setup
         raise InputError(key, str(exc)) from None
 
 
+KEYBOARD_REFUSED = (
+    "keyboard: a keyboard-wedge scanner would type into the table's own input (the "
+    "screen's keys, or the line commands), where a scanned code could be taken for the "
+    "cards or a command; set the scanner to serial mode and use serial:PORT (docs/tags.md), "
+    "or pn532:PORT or bridge"
+)
+
+
+def _check_tag_options(args: argparse.Namespace) -> None:
+    """The tag options go together; the keyboard is not a reader here."""
+    readers = args.reader or []
+    if args.tags and not readers:
+        raise InputError(
+            "--tags", "name the reader with --reader (serial:PORT, pn532:PORT, bridge)"
+        )
+    if not args.tags:
+        given = [
+            name
+            for name, value in (
+                ("--reader", readers),
+                ("--reader-seats", args.reader_seats),
+                ("--colours", args.colours),
+            )
+            if value
+        ]
+        if given:
+            raise InputError(given[0], "reads the cards' tags: give the tag file with --tags FILE")
+    if "keyboard" in readers:
+        raise InputError("--reader", KEYBOARD_REFUSED)
+
+
+def _reader_seats(text: str, setup: Setup, specs: list[str]) -> dict[int, str]:
+    """``--reader-seats``: reader index -> robot, every robot once."""
+    robots = _names(text)
+    unknown = [r for r in robots if r not in setup.robots]
+    if unknown:
+        raise InputError("--reader-seats", f"not a robot of this game: {', '.join(unknown)}")
+    twice = sorted({r for r in robots if robots.count(r) > 1})
+    if twice:
+        raise InputError("--reader-seats", f"a robot is named twice: {', '.join(twice)}")
+    missing = [r for r in setup.robots if r not in robots]
+    if missing:
+        raise InputError(
+            "--reader-seats", f"each robot needs its reader; none for {', '.join(missing)}"
+        )
+    if "bridge" in specs:
+        if len(specs) > 1:
+            raise InputError(
+                "--reader-seats",
+                "the bridge numbers its own readers: with --reader-seats use --reader bridge "
+                "alone, or one serial/pn532 reader per robot",
+            )
+    elif len(specs) != len(robots):
+        raise InputError(
+            "--reader-seats",
+            f"one robot per --reader: {len(specs)} reader(s) for {len(robots)} robots",
+        )
+    return dict(enumerate(robots))
+
+
+def _colours(text: str | None, setup: Setup) -> dict[str, str]:
+    """``--colours``: robot -> card colour. By default a robot named after a colour
+    (``--robots red=ann,...``) has that colour; ``none`` takes no colours at all."""
+    from companion.tags.tagfile import GETBIT_COLOURS
+
+    colours = {r: r for r in setup.robots if r in GETBIT_COLOURS}
+    if text is None:
+        return colours
+    if text.strip() == "none":
+        return {}
+    for robot, colour in _pairs(text, "--colours", "ROBOT=COLOUR").items():
+        if robot not in setup.robots:
+            raise InputError("--colours", f"not a robot of this game: {robot!r}")
+        if colour not in GETBIT_COLOURS:
+            raise InputError(
+                "--colours", f"unknown colour {colour!r} (one of: {', '.join(GETBIT_COLOURS)})"
+            )
+        colours[robot] = colour
+    shared = sorted({c for c in colours.values() if list(colours.values()).count(c) > 1})
+    if shared:
+        robots = [r for r, c in colours.items() if c in shared]
+        raise InputError("--colours", f"two robots with one colour: {', '.join(robots)}")
+    return colours
+
+
 def run_play(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
@@ -181,10 +291,22 @@ def run_play(args: argparse.Namespace) -> int:
         Session,
         Table,
         TableHardware,
+        TableTags,
         load_table_config,
         serve,
     )
+    from companion.tags.readers import TagReader, open_reader
+    from companion.tags.tagfile import GAME_TITLES, GETBIT, TagFile, load_tagfile
 
+    _check_tag_options(args)
+    tagfile: TagFile | None = None
+    if args.tags:
+        tagfile = load_tagfile(args.tags)
+        if tagfile.game != GETBIT:
+            title = GAME_TITLES[tagfile.game]
+            raise InputError(
+                "game", f"this is a {title} tag file; Get Bit! needs its own", args.tags
+            )
     config = load_table_config(args.config) if args.config else None
     setup_given = [
         name
@@ -203,21 +325,43 @@ def run_play(args: argparse.Namespace) -> int:
         raise InputError(setup_given[0], "the setup comes from the saved game with --resume")
     setup = None if args.resume else _new_setup(args, config.robot_players if config else {})
     path = Path(args.save or DEFAULT_SAVE)
+    specs: list[str] = args.reader or []
+
+    def tag_options(setup: Setup) -> tuple[dict[int, str] | None, dict[str, str]]:
+        seats = _reader_seats(args.reader_seats, setup, specs) if args.reader_seats else None
+        return seats, _colours(args.colours, setup)
+
     hardware = None
-    if config is not None and setup is not None:
-        # Pins first: a wiring mistake must not leave a new game file behind.
-        hardware = TableHardware(config, setup, args.pin_factory)
+    readers: list[TagReader] = []
+    tags: TableTags | None = None
     try:
+        # Options, pins and readers first: a mistake must not leave a new game file behind.
+        if tagfile is not None and setup is not None:
+            tag_options(setup)
+        if config is not None and setup is not None:
+            hardware = TableHardware(config, setup, args.pin_factory)
+        for i, spec in enumerate(specs):
+            readers.append(open_reader(spec, sys.stdin, index=i))
         session, messages = Session.open(path, setup, args.resume, args.new)
         if config is not None and hardware is None:
             hardware = TableHardware(config, session.setup, args.pin_factory)
         if hardware is not None:
             messages.append(f"pins: {hardware.opened.detail}")
-        table = Table(session, args.secret, hardware)
-        for message in messages:
-            table.notify(message)
+        if tagfile is not None:
+            seats, colours = tag_options(session.setup)
+            tags = TableTags(tagfile, readers, session, seats, colours)
+            messages += tags.describe(session.setup)
+        table = Table(session, args.secret, hardware, tags)  # arms the first round
+        table.messages = messages
+        if tags is not None:
+            tags.start()
         serve(table)
     finally:
+        if tags is not None:
+            tags.close()
+        else:
+            for reader in readers:
+                reader.close()
         if hardware is not None:
             hardware.close()
     state = session.state
