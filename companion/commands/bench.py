@@ -36,6 +36,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     bridge.add_argument("--json", action="store_true", help="one JSON object")
     bridge.set_defaults(handler=run_bench_bridge)
 
+    from companion.commands.scan import register_bench  # photos: OpenCV stays lazy
+
+    register_bench(sub)
+
 
 def run_bench_referee(args: argparse.Namespace) -> int:
     from companion.bench import bench_referee

@@ -85,6 +85,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=run_bench)
 
+    from companion.commands.scan import register_scan  # photos: OpenCV stays lazy
+
+    register_scan(sub)
+
 
 # --------------------------------------------------------------------------------------
 # Reading lands from files

@@ -1,0 +1,263 @@
+"""``companion dino markers``, ``companion dino scan`` and ``companion bench scan`` as a
+user runs them: a photo of the example placement log scores what the typed log scores,
+questions exit with status 3, bad input is one line with status 2, and without OpenCV
+every command says how to get it.
+
+The commands are driven through parsers built here from the register functions, so the
+tests do not depend on how ``companion dino`` and ``companion bench`` wire them in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.commands import scan as scan_cmd
+from companion.errors import CompanionError
+from companion.scan import INSTALL_HINT
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def main(argv: list[str]) -> int:
+    """What ``companion`` does with these command lines (companion.cli.main's contract)."""
+    parser = argparse.ArgumentParser(prog="companion")
+    commands = parser.add_subparsers(dest="command", required=True)
+    dino = commands.add_parser("dino").add_subparsers(dest="dino_command", required=True)
+    scan_cmd.register_scan(dino)
+    bench = commands.add_parser("bench").add_subparsers(dest="bench_command", required=True)
+    scan_cmd.register_bench(bench)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except CompanionError as exc:
+        print(f"companion: {exc}", file=sys.stderr)
+        return 2
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_without_opencv_every_command_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "cv2", None)  # import cv2 now raises ImportError
+    catalog = str(EXAMPLES / "dino-catalog.example.json")
+    for argv in (
+        ["dino", "scan", str(tmp_path / "photo.jpg"), "--catalog", catalog],
+        ["dino", "markers", catalog],
+        ["bench", "scan", "--photos", "1"],
+    ):
+        assert run(capsys, *argv) == (2, "", f"companion: {INSTALL_HINT}\n")
+
+
+def test_registering_the_commands_imports_no_opencv() -> None:
+    probe = (
+        "import sys, argparse; from companion.commands.scan import register_scan, register_bench; "
+        "p = argparse.ArgumentParser(); s = p.add_subparsers(); "
+        "register_scan(s.add_parser('dino').add_subparsers()); "
+        "register_bench(s.add_parser('bench').add_subparsers()); "
+        "print(sorted(m for m in ('cv2', 'numpy', 'PIL') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
+# Everything below needs OpenCV and Pillow.
+cv2 = pytest.importorskip("cv2")
+pytest.importorskip("PIL")
+
+
+@pytest.fixture(scope="module")
+def example_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The land of examples/dino-placements.json, photographed."""
+    from companion.games.dino_catalog import catalog_from_dict, placement_from_dict
+    from companion.scan.synth import Style, render
+
+    folder = tmp_path_factory.mktemp("scan")
+    catalog_json = json.loads((EXAMPLES / "dino-catalog.example.json").read_text())
+    (folder / "catalog.json").write_text(json.dumps(catalog_json))
+    log = json.loads((EXAMPLES / "dino-placements.json").read_text())
+    placements = [placement_from_dict(p, "p") for p in log["placements"]]
+    style = Style(occluders=(0,), blur_max=0.8, noise_max=4.0)
+    photo = render(
+        random.Random(7), catalog_from_dict(catalog_json), placements, (2000, 1500), style
+    )
+    cv2.imwrite(str(folder / "land.png"), photo.image)
+    return folder / "land.png"
+
+
+def scan_json(capsys: pytest.CaptureFixture[str], photo: Path, *extra: str) -> tuple[int, Any]:
+    catalog = str(photo.with_name("catalog.json"))
+    code, out, err = run(capsys, "dino", "scan", str(photo), "--catalog", catalog, "--json", *extra)
+    assert err == ""
+    return code, json.loads(out)
+
+
+def test_a_photo_of_the_example_log_scores_what_the_log_scores(
+    example_photo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, first = scan_json(capsys, example_photo)
+    assert code == scan_cmd.EXIT_ASK  # everything read, but the nests' eggs are unknown
+    assert first["complete"] is False and first["unread"] == [] and first["land"] is None
+    assert len(first["cells"]) == 25 and len(first["cards"]) == 7  # as docs/dino-catalog.md
+    assert len(first["nests"]) == 2 and first["eggs_answered"] is False
+    # The log put egg tokens on x05's and x08's nests (x01's was covered later).
+    where = {f"{c['card']}:{c['quarter']}": c["name"] for c in first["cells"]}
+    patch = f"egg {where['x05:B2']} {where['x08:A1']}"
+    out_file = tmp_path / "land.json"
+    code, done = scan_json(capsys, example_photo, "--patch", patch, "--out", str(out_file))
+    assert code == 0 and done["complete"] is True
+    typed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "dino",
+            "score",
+            "--json",
+            "examples/dino-placements.json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    want = json.loads(typed.stdout)
+    assert done["score"]["total"] == want["total"] - want["goal_points"]
+    assert done["score"]["eggs"] == want["eggs"] == 2
+    # The land written is the formats.md land, and scores the same when read back.
+    land = json.loads(out_file.read_text())
+    assert set(land) == {"sections", "mountains", "goals"}
+    assert land == done["land"]
+    again = subprocess.run(
+        [sys.executable, "-m", "companion", "dino", "score", "--json", str(out_file)],
+        capture_output=True,
+        text=True,
+    )
+    assert json.loads(again.stdout)["total"] == done["score"]["total"]
+    assert Path(done["annotated"]).is_file()
+
+
+def test_the_readable_report_asks_and_then_scores(
+    example_photo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    catalog = str(example_photo.with_name("catalog.json"))
+    shot = str(tmp_path / "seen.png")
+    code, out, err = run(
+        capsys, "dino", "scan", str(example_photo), "--catalog", catalog, "--annotated", shot
+    )
+    assert (code, err) == (3, "")
+    assert out.startswith(f"Chomp land from {example_photo}: 7 cards, 25 cells read, 0 unread.")
+    assert "markers cannot see egg tokens" in out and "Without egg tokens, the land scores:" in out
+    assert '--patch "egg ' in out and Path(shot).is_file()
+    patch_file = tmp_path / "answers.txt"
+    patch_file.write_text("# no eggs this time\nno eggs\n")
+    code, out, err = run(
+        capsys,
+        "dino",
+        "scan",
+        str(example_photo),
+        "--catalog",
+        catalog,
+        "--patch",
+        f"@{patch_file}",
+        "--no-annotated",
+    )
+    assert (code, err) == (0, "")
+    assert "Score: dinos 8 + eggs 0 + goals 0 = 8" in out
+
+
+def test_cells_left_unread_are_listed_and_nothing_is_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from companion.games.dino_catalog import Placement
+    from companion.scan.markers import MarkerBook
+    from companion.scan.synth import Style, random_catalog_dict, render
+
+    rng = random.Random(3)
+    raw = random_catalog_dict(rng)
+    from companion.games.dino_catalog import catalog_from_dict
+
+    catalog = catalog_from_dict(raw)
+    book = MarkerBook.of(catalog)
+    swap = {("c01", 0): (book.marker_id("c01", 3), 0), ("c01", 3): (book.marker_id("c01", 0), 0)}
+    placements = [Placement("c01", 0, 0, 0), Placement("c02", 2, 0, 0)]
+    photo = render(rng, catalog, placements, (1600, 1200), Style(occluders=(0,)), swap)
+    (tmp_path / "catalog.json").write_text(json.dumps(raw))
+    cv2.imwrite(str(tmp_path / "land.png"), photo.image)
+    out_file = tmp_path / "land.json"
+    code, out, err = run(
+        capsys,
+        "dino",
+        "scan",
+        str(tmp_path / "land.png"),
+        "--catalog",
+        str(tmp_path / "catalog.json"),
+        "--out",
+        str(out_file),
+    )
+    assert (code, err) == (3, "")
+    assert "4 unread" in out and out.count("the markers of one card disagree") == 4
+    assert not out_file.exists()
+
+
+@pytest.mark.parametrize(
+    ("photo", "patch", "message"),
+    [
+        ("missing.jpg", None, "missing.jpg: no such file"),
+        ("notes.txt", None, "notes.txt: not an image OpenCV can read"),
+        ("land.png", "C2=Q", "--patch item 1: unknown token 'Q'"),
+        ("land.png", "@nowhere.txt", "nowhere.txt: no such file"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(
+    example_photo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    photo: str,
+    patch: str | None,
+    message: str,
+) -> None:
+    monkeypatch.chdir(example_photo.parent)
+    Path("notes.txt").write_text("not a photo")
+    extra = ["--patch", patch] if patch else []
+    code, out, err = run(
+        capsys, "dino", "scan", photo, "--catalog", "catalog.json", "--no-annotated", *extra
+    )
+    assert (code, out) == (2, "")
+    assert err.startswith("companion: ") and message in err and err.count("\n") == 1
+
+
+def test_markers_writes_the_sheet_as_pdf_and_png(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    catalog = str(EXAMPLES / "dino-catalog.example.json")
+    code, out, err = run(capsys, "dino", "markers", catalog, "--dpi", "150")
+    assert (code, err) == (0, "")
+    assert "8 cards, 32 stickers (DICT_6X6_1000, 12 mm markers) on 1 A4 page at 150 dpi" in out
+    assert Path("markers.pdf").is_file() and Path("markers.png").is_file()
+    code, out, err = run(capsys, "dino", "markers", catalog, "--paper", "legal")
+    assert (code, out) == (2, "") and "--paper: unknown paper 'legal'" in err
+
+
+def test_bench_scan_prints_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "bench", "scan", "--photos", "1", "--megapixels", "1", "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    for key in ("photos", "cell_accuracy", "invented_cells", "s_per_photo"):
+        assert key in report
+    assert report["photos"] == 1 and report["invented_cells"] == 0
+    code, out, err = run(capsys, "bench", "scan", "--photos", "0")
+    assert code == 2 and "--photos: must be at least 1" in err
