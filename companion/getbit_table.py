@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from companion import data
+from companion import data, terminal
 from companion.config import (
     PIN_FACTORIES,
     BuzzerConfig,
@@ -1164,13 +1164,7 @@ def run_curses(table: Table) -> None:
     import curses
 
     def loop(screen: Any) -> None:
-        curses.curs_set(0)
-        screen.timeout(50)
-        curses.start_color()
-        curses.use_default_colors()
-        curses.init_pair(1, curses.COLOR_GREEN, -1)
-        curses.init_pair(2, curses.COLOR_YELLOW, -1)
-        curses.init_pair(3, curses.COLOR_RED, -1)
+        terminal.prepare(screen, 50)
         asking: str | None = None  # "quit" or "undo" while waiting for y/n
         hw = table.hardware
         while True:

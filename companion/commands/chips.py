@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from companion import data
+from companion import data, terminal
 from companion.config import (
     PIN_FACTORIES,
     BuzzerConfig,
@@ -509,13 +509,7 @@ def run_curses(helper: Helper, title: str, led: Callable[[str], bool | None]) ->
     import curses
 
     def loop(screen: Any) -> None:
-        curses.curs_set(1)
-        screen.timeout(100)
-        curses.start_color()
-        curses.use_default_colors()
-        curses.init_pair(1, curses.COLOR_GREEN, -1)
-        curses.init_pair(2, curses.COLOR_YELLOW, -1)
-        curses.init_pair(3, curses.COLOR_RED, -1)
+        terminal.prepare(screen, 100, cursor=True)
         typed = ""
         quit_armed = False
         last = ""

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -985,18 +985,13 @@ class ChipsState:
         }
 
 
-def state_from_dict(value: object) -> ChipsState:
-    """A state from :meth:`ChipsState.to_dict`: every card exactly once, errors by place."""
-    raw = data.obj(
-        value,
-        data.ROOT,
-        required=("players", "turn", "deck", "discard", "hands", "fish", "box"),
-        optional=("rules", "fresh", "out", "winner", "pending"),
-    )
-    rules = rules_from_dict(raw.get("rules", {}), "rules")
+def _read_seats(
+    value: object, rules: ChipsRules
+) -> tuple[tuple[str, ...], Callable[[object, str], str]]:
+    """The seated players, and a reader for a player name that must be one of them."""
     names = [
         data.name(p, data.at("players", i), "player")
-        for i, p in enumerate(data.lst(raw["players"], "players"))
+        for i, p in enumerate(data.lst(value, "players"))
     ]
     try:
         seats = check_players(names, rules)
@@ -1008,6 +1003,20 @@ def state_from_dict(value: object) -> ChipsState:
         if name not in seats:
             raise data.fail(path, f"{name!r} is not at the table")
         return name
+
+    return seats, player
+
+
+def state_from_dict(value: object) -> ChipsState:
+    """A state from :meth:`ChipsState.to_dict`: every card exactly once, errors by place."""
+    raw = data.obj(
+        value,
+        data.ROOT,
+        required=("players", "turn", "deck", "discard", "hands", "fish", "box"),
+        optional=("rules", "fresh", "out", "winner", "pending"),
+    )
+    rules = rules_from_dict(raw.get("rules", {}), "rules")
+    seats, player = _read_seats(raw["players"], rules)
 
     escape, fish = rules.escape_cards(), rules.fish_cards()
     seen: dict[str, str] = {}
@@ -1540,20 +1549,7 @@ def table_from_dict(value: object) -> ChipsTable:
         optional=("actor", "top", "fresh", "knights", "out", "winner", "rules", "pending"),
     )
     rules = rules_from_dict(raw.get("rules", {}), "rules")
-    names = [
-        data.name(p, data.at("players", i), "player")
-        for i, p in enumerate(data.lst(raw["players"], "players"))
-    ]
-    try:
-        seats = check_players(names, rules)
-    except RuleError as exc:
-        raise data.fail("players", str(exc)) from None
-
-    def player(value: object, path: str) -> str:
-        name = data.name(value, path, "player")
-        if name not in seats:
-            raise data.fail(path, f"{name!r} is not at the table")
-        return name
+    seats, player = _read_seats(raw["players"], rules)
 
     def counts(key: str) -> dict[str, int]:
         table = data.mapping(raw.get(key, {}), key)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from companion import terminal
 from companion.games.chomp import CARD_NAMES, Hand, RoundResult
 from companion.referee.card_entry import LEGEND, CardEntry
 from companion.referee.daemon import Cards, RefereeDaemon, StartRound, Stop
@@ -175,13 +176,7 @@ def run_curses(view: TableView, title: str, on_key: Callable[[str], None] | None
     import curses
 
     def loop(screen: Any) -> None:
-        curses.curs_set(0)
-        screen.timeout(20)
-        curses.start_color()
-        curses.use_default_colors()
-        curses.init_pair(1, curses.COLOR_GREEN, -1)
-        curses.init_pair(2, curses.COLOR_YELLOW, -1)
-        curses.init_pair(3, curses.COLOR_RED, -1)
+        terminal.prepare(screen, 20)
         quit_armed = False
         while True:
             status = view.daemon.status()
