@@ -26,6 +26,7 @@ from companion.scan.reader import (  # noqa: E402
     _OUTER,
     ReadOptions,
     all_codes,
+    looks_like_sticker,
     occluded,
     read_photo,
     sample_bits,
@@ -207,3 +208,18 @@ def test_an_occluder_is_set_aside_only_when_it_comes_from_outside() -> None:
     unclear = want.copy()
     unclear[4, 4] = -1  # an unclear bit alone says nothing
     assert occluded(unclear, codes[2, 0]) is not None
+
+
+def test_a_straight_edge_is_not_a_sticker_but_half_a_sticker_is() -> None:
+    codes = all_codes(4)
+    sticker = np.full((10, 10), -1, np.int8)
+    sticker[_OUTER] = 1
+    sticker[_BORDER] = 0
+    sticker[_DATA] = codes[1, 0].ravel()
+    assert looks_like_sticker(sticker)
+    half = sticker.copy()
+    half[:, :5] = 0  # a dark token over the left half
+    assert looks_like_sticker(half)
+    edge = np.ones((10, 10), np.int8)
+    edge[:, 5:] = 0  # a black pen on a light table
+    assert not looks_like_sticker(edge)

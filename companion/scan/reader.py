@@ -134,9 +134,17 @@ def gray_of(image: Image) -> Image:
 
 
 def detect(
-    gray: Image, book: MarkerBook, detect_px: int = 2000, thorough: bool = False
+    gray: Image,
+    book: MarkerBook,
+    detect_px: int = 2000,
+    thorough: bool = False,
+    side_px: tuple[float, float] | None = None,
 ) -> list[Marker]:
-    """The catalog's markers in ``gray``, on a copy at most ``detect_px`` wide."""
+    """The catalog's markers in ``gray``, on a copy at most ``detect_px`` wide.
+
+    ``side_px`` bounds the markers' sides (pixels of ``gray``) when they are known: in
+    a small crop, noise makes many tiny outlines that are not worth decoding.
+    """
     height, width = gray.shape[:2]
     factor = max(width, height) / detect_px
     small = gray
@@ -146,7 +154,12 @@ def detect(
         fx, fy = width / size[0], height / size[1]
     else:
         fx = fy = 1.0
-    detector = cv2.aruco.ArucoDetector(book.dictionary(), _parameters(thorough))
+    parameters = _parameters(thorough)
+    if side_px is not None:
+        longest = max(width, height)
+        parameters.minMarkerPerimeterRate = 4 * side_px[0] / longest
+        parameters.maxMarkerPerimeterRate = 4 * side_px[1] / longest
+    detector = cv2.aruco.ArucoDetector(book.dictionary(), parameters)
     corners, ids, _ = detector.detectMarkers(small)
     found: list[Marker] = []
     if ids is None:
@@ -586,7 +599,8 @@ def _second_look(
             cv2.resize(roi, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), np.uint8
         )
     h_inv = np.linalg.inv(fit.h)
-    for m in detect(roi, book, detect_px=10**6, thorough=True):
+    expected = side_px * scale
+    for m in detect(roi, book, 10**6, True, (0.6 * expected, 1.6 * expected)):
         m.corners = (m.corners + 0.5) / scale - 0.5 + np.array([x0, y0])
         m.how = "second look"
         spot = _locate(h_inv, m, fit.side, options)
@@ -596,8 +610,8 @@ def _second_look(
 
 
 _BIT_PX = 10  # canonical pixels per bit
-_SPAN = BITS + 4  # the marker, its white margin, and a bit of search room on each side
-_SEARCH = 8  # canonical pixels (0.8 bit) searched each way: stickers are stuck by hand
+_SPAN = BITS + 6  # the marker, its white margin, and two bits of search room on each side
+_SEARCH = 12  # canonical pixels (1.2 bits) searched each way: stickers are stuck by hand
 _RING = BITS + 2  # the marker with its white margin
 _OUTER = np.zeros((_RING, _RING), bool)
 _OUTER[[0, -1], :] = _OUTER[:, [0, -1]] = True
@@ -634,9 +648,9 @@ def sample_bits(
     seen upright for ``rotation``.
 
     Each bit is 1 (white), 0 (black) or -1 (not clear: between the levels, crossed by an
-    edge, or coloured, which printed black and white never is).  The shift that best
-    separates the black border from the white margin aligns the sampling first: it does
-    not depend on which marker is expected there.
+    edge, or coloured, which printed black and white never is).  The sampling is first
+    aligned on the sticker's own structure (its white margin and black border) and on
+    bits that do not straddle an edge: it does not depend on which marker is expected.
     """
     size = _SPAN * _BIT_PX
     k = side / BITS / _BIT_PX
@@ -656,14 +670,25 @@ def sample_bits(
         grey = patch.astype(np.float64)
         chroma = np.zeros_like(grey)
     g_int = np.asarray(cv2.integral(grey, sdepth=cv2.CV_64F), np.float64)
+    sq_int = np.asarray(cv2.integral(grey * grey, sdepth=cv2.CV_64F), np.float64)
     means = _box_means(g_int, _SHIFTS)
+    spreads = np.sqrt(np.maximum(_box_means(sq_int, _SHIFTS) - means * means, 0))
     outer = means[:, _OUTER.ravel()]
     border = means[:, _BORDER.ravel()]
-    score = np.median(outer, axis=1) - np.median(border, axis=1)
+    lows, highs = np.median(border, axis=1), np.median(outer, axis=1)
+    middle = ((lows + highs) / 2)[:, None]
+    gap = np.maximum(highs - lows, 1.0)[:, None]
+    # Aligned, the most ring bits show the sticker's structure (white margin, black
+    # border) and the most bits are even, not astride an edge; an occluder spoils the
+    # same bits at every shift, so it does not pull the alignment away.
+    score = (
+        np.count_nonzero(outer > middle, axis=1)
+        + np.count_nonzero(border < middle, axis=1)
+        + np.count_nonzero(spreads < 0.15 * gap, axis=1)
+    )
     best = int(np.argmax(score))
     shift = _SHIFTS[best : best + 1]
     v = means[best].reshape(_RING, _RING)
-    sq_int = np.asarray(cv2.integral(grey * grey, sdepth=cv2.CV_64F), np.float64)
     sq = _box_means(sq_int, shift).reshape(_RING, _RING)
     c_int = np.asarray(cv2.integral(chroma, sdepth=cv2.CV_64F), np.float64)
     c = _box_means(c_int, shift).reshape(_RING, _RING)
@@ -736,6 +761,9 @@ def occluded(
     return hidden
 
 
+CLEAR_SHARE = 0.4  # of the data bits that must stay clear to verify a marker
+
+
 def verify(
     bits: npt.NDArray[np.int8],
     expected: int,
@@ -756,7 +784,7 @@ def verify(
         return False
     data = bits[_DATA]
     clear = (data >= 0) & ~hidden[_DATA]
-    if np.count_nonzero(clear) < 0.4 * clear.size:
+    if np.count_nonzero(clear) < CLEAR_SHARE * clear.size:
         return False
     if np.count_nonzero(~hidden[_BORDER]) < _BORDER.sum() / 3:
         return False
@@ -800,7 +828,28 @@ def _predicted(fit: _Fit, cell: Cell, rotation: int) -> Matrix:
 # --------------------------------------------------------------------------------------
 
 
-STICKER_SHOWS = 0.4  # of the black border, and of the white margin, to call it a sticker
+def looks_like_sticker(bits: npt.NDArray[np.int8]) -> bool:
+    """A black border inside a white margin on at least two sides of the square.
+
+    Along a side, count the black bits of the border and the white bits of the margin
+    beside it: a sticker shows all of them, and three quarters even half under a token.
+    A straight edge (a pen on the table, the rim of a card) crossing the side shows the
+    same pattern in both rows, so never more than half; along it, it shows one side.
+    """
+    inner = slice(1, _RING - 1)
+    sides = (
+        (bits[1, inner], bits[0, inner]),
+        (bits[-2, inner], bits[-1, inner]),
+        (bits[inner, 1], bits[inner, 0]),
+        (bits[inner, -2], bits[inner, -1]),
+    )
+    need = 0.75 * 2 * (_RING - 2)
+    shown = sum(
+        1
+        for border, margin in sides
+        if np.count_nonzero(border == 0) + np.count_nonzero(margin == 1) >= need
+    )
+    return shown >= 2
 
 
 def _open_read(
@@ -815,12 +864,15 @@ def _open_read(
         if sampled is None:
             return False
         bits = sampled[0]
-        if rotation == 0:  # the black border in its white margin, whichever way it turns
-            black = np.count_nonzero(bits[_BORDER] == 0) >= STICKER_SHOWS * _BORDER.sum()
-            white = np.count_nonzero(bits[_OUTER] == 1) >= STICKER_SHOWS * _OUTER.sum()
-            if not (black and white):
-                return False
-        for marker_id in range(len(codes)):
+        if rotation == 0 and not looks_like_sticker(bits):
+            return False
+        # verify() hides at least every bit a marker misses and keeps 40% of the data
+        # bits clear, so a marker missing more clear bits than that leaves cannot pass.
+        data = bits[_DATA]
+        clear = data >= 0
+        misses = np.count_nonzero((codes[:, 0].reshape(len(codes), -1) != data) & clear, axis=1)
+        room = np.count_nonzero(clear) - CLEAR_SHARE * data.size
+        for marker_id in np.flatnonzero(misses <= room).tolist():
             if verify(bits, marker_id, codes, margin):
                 passed.append((marker_id, rotation))
     if len(passed) == 1:
@@ -850,7 +902,7 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
     markers = detect(gray, book, options.detect_px)
     shrink = options.detect_px / max(size)
     if shrink < 1 and (
-        len(markers) < 4 or float(np.median([m.side for m in markers])) * shrink < 40
+        len(markers) < 4 or float(np.median([m.side for m in markers])) * shrink < 30
     ):
         # Small markers (a land far away): the copy lost them, so search the photo itself.
         whole = detect(gray, book, max(size))
