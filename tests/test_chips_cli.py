@@ -8,16 +8,15 @@ import io
 import re
 import shlex
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from gpiozero import Device
 
 from companion.cli import main
 from companion.commands.chips import Helper, config_from_dict, execute, status_text
 from companion.devices.outputs import TableOutputs
-from companion.devices.pins import OpenedFactory, open_factory
+from companion.devices.pins import OpenedFactory
 from companion.errors import InputError, RuleError
 from companion.games.chips import ChipsTable, Step
 from companion.referee.cues import Cue, Signal
@@ -172,19 +171,6 @@ def test_lights_show_an_elimination_and_the_end() -> None:
         Cue(Signal.ELIMINATED, "bob"),
         Cue(Signal.GAME_OVER, "cat"),
     ]
-
-
-@pytest.fixture
-def opened() -> Iterator[OpenedFactory]:
-    before = Device.pin_factory
-    factory = open_factory("mock")
-    Device.pin_factory = factory.factory
-    try:
-        yield factory
-    finally:
-        factory.close()
-        factory.factory.reset()
-        Device.pin_factory = before
 
 
 def test_lights_on_mock_pins_one_led_per_player(opened: OpenedFactory) -> None:

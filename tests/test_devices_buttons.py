@@ -6,28 +6,14 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from gpiozero import LED, Device, InputDevice
+from gpiozero import LED, InputDevice
 
 from companion.devices.buttons import GpioPressSource, GpioRevealButton
-from companion.devices.pins import OpenedFactory, open_factory
+from companion.devices.pins import OpenedFactory
 from companion.errors import HardwareError
 from companion.referee.events import Edge, Reveal, SourceInfo, TimingClass
 
 PINS = {"ann": 17, "bob": 27, "cat": 22}
-
-
-@pytest.fixture
-def opened() -> Iterator[OpenedFactory]:
-    """A fresh MockFactory for each test, also as Device.pin_factory, reset afterwards."""
-    before = Device.pin_factory
-    opened = open_factory("mock")
-    Device.pin_factory = opened.factory
-    try:
-        yield opened
-    finally:
-        opened.close()
-        opened.factory.reset()
-        Device.pin_factory = before
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from gpiozero import LED, PWMLED, RGBLED, Device, TonalBuzzer
+from gpiozero import LED, PWMLED, RGBLED, TonalBuzzer
 from gpiozero.pins.mock import MockFactory
 from gpiozero.tones import Tone
 
@@ -31,7 +31,7 @@ from companion.devices.outputs import (
     pattern_for,
     sound_for,
 )
-from companion.devices.pins import OpenedFactory, open_factory
+from companion.devices.pins import OpenedFactory
 from companion.errors import HardwareError
 from companion.referee.cues import Cue, Signal
 from companion.referee.events import TimingClass
@@ -50,20 +50,6 @@ PLAYER_SIGNALS = (
 
 def plain(pin: int) -> LedConfig:
     return LedConfig(LedKind.PLAIN, (pin,))
-
-
-@pytest.fixture
-def opened() -> Iterator[OpenedFactory]:
-    """A fresh MockFactory with PWM pins for each test, reset afterwards."""
-    before = Device.pin_factory
-    opened = open_factory("mock")
-    Device.pin_factory = opened.factory
-    try:
-        yield opened
-    finally:
-        opened.close()
-        opened.factory.reset()
-        Device.pin_factory = before
 
 
 @pytest.fixture
