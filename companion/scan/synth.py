@@ -598,9 +598,10 @@ def render(
     if blur > 0.3:
         shot = cv2.GaussianBlur(shot, (0, 0), blur)
     noise = rng.uniform(1.0, style.noise_max)
-    grain = np.empty(shot.shape, np.float32)
-    cv2.randn(grain, np.zeros(3), np.full(3, noise))
-    shot += grain
+    # Not cv2.randn: it draws from OpenCV's one global generator, so a seed would not be
+    # a photo.
+    grain = np.random.default_rng(rng.getrandbits(32)).standard_normal(shot.shape, np.float32)
+    shot += noise * grain
     out = np.clip(shot, 0, 255).astype(np.uint8)
     quality = rng.randint(*style.jpeg)
     ok, encoded = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
