@@ -212,6 +212,55 @@ def test_cells_left_unread_are_listed_and_nothing_is_written(
     assert not out_file.exists()
 
 
+def test_a_cell_read_with_its_marker_hidden_is_named_in_the_report(
+    example_photo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A dark token over one marker of a corner cell: nothing else can lie there, so the
+    cell is read, and the report says which cell was read that way."""
+    import numpy as np
+
+    from companion.scan.reader import read_photo
+
+    catalog_path = example_photo.with_name("catalog.json")
+    from companion.games.dino_catalog import catalog_from_dict
+
+    image = cv2.imread(str(example_photo))
+    reading = read_photo(image, catalog_from_dict(json.loads(catalog_path.read_text())))
+    assert reading.grid_to_image is not None
+    inferred = []
+
+    def neighbours(cell: tuple[int, int]) -> int:
+        x, y = cell
+        return sum((x + dx, y + dy) in reading.cells for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
+    for cell in sorted(reading.cells, key=neighbours)[:6]:  # corners first
+        covered = image.copy()
+        centre = np.array([[[cell[0] + 0.5, cell[1] + 0.5], [cell[0] + 0.85, cell[1] + 0.5]]])
+        (cx, cy), edge = cv2.perspectiveTransform(centre, reading.grid_to_image)[0]
+        radius = int(np.hypot(*(edge - (cx, cy))))
+        cv2.circle(covered, (int(cx), int(cy)), radius, (40, 40, 40), -1)
+        photo = tmp_path / "covered.png"
+        cv2.imwrite(str(photo), covered)
+        (tmp_path / "catalog.json").write_text(catalog_path.read_text())
+        code, found = scan_json(capsys, photo, "--no-annotated")
+        how = {tuple(c["cell"]): c["how"] for c in found["cells"]}
+        if how.get(cell) == "inferred":
+            inferred.append(cell)
+            break
+    assert inferred, "no cell of the example land could be inferred"
+    code, out, err = run(
+        capsys,
+        "dino",
+        "scan",
+        str(photo),
+        "--catalog",
+        str(tmp_path / "catalog.json"),
+        "--no-annotated",
+    )
+    assert err == "" and "1 inferred with the marker hidden" in out
+    assert "Read with the marker hidden, as no other card can lie there: " in out
+
+
 @pytest.mark.parametrize(
     ("photo", "patch", "message"),
     [

@@ -310,11 +310,22 @@ def scan_lines(
     from companion.scan.land import TROUBLE_WORDS, Trouble, cell_label, quarter_name
 
     verified = sum(1 for c in reading.cells if reading.how(c) == "verified")
+    inferred = sorted(
+        (c for c in reading.cells if reading.how(c) == "inferred"), key=lambda c: (c[1], c[0])
+    )
+    how = [f"{verified} verified though partly covered"] if verified else []
+    how += [f"{len(inferred)} inferred with the marker hidden"] if inferred else []
     lines = [
         f"Chomp land from {photo}: {len(built.cards)} cards, {len(reading.cells)} cells read"
-        + (f" ({verified} verified though partly covered)" if verified else "")
+        + (f" ({', '.join(how)})" if how else "")
         + f", {len(built.unread)} unread."
     ]
+    if inferred:
+        names = ", ".join(cell_label(c) for c in inferred)
+        lines.append(
+            f"Read with the marker hidden, as no other card can lie there: {names} "
+            "(check them in the annotated image)."
+        )
     if not reading.markers:
         lines.append(
             "No markers found: is this a land with marker stickers, in focus? (docs/scan.md)"

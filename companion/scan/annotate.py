@@ -2,8 +2,9 @@
 
 Drawn on a copy at most ``max_side`` pixels wide: the fitted quarter grid over the land,
 each marker's outline (green: read by ArUco, teal: read on a second look, yellow:
-verified though partly covered, magenta: found but not used), each cell's name and what
-it was read as, unread cells filled red, and a line on top that sums it up.
+verified though partly covered, orange: hidden but inferred, magenta: found but not
+used), each cell's name and what it was read as, unread cells filled red, and a line on
+top that sums it up.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ Matrix = npt.NDArray[np.floating[Any]]
 GREEN = (60, 200, 60)
 TEAL = (200, 200, 40)
 YELLOW = (0, 215, 255)
+ORANGE = (0, 140, 255)
 MAGENTA = (200, 60, 220)
 RED = (40, 40, 230)
 GRID = (230, 220, 150)
-COLOURS = {"seen": GREEN, "second look": TEAL, "verified": YELLOW}
+COLOURS = {"seen": GREEN, "second look": TEAL, "verified": YELLOW, "inferred": ORANGE}
 SHORT = {
     Trouble.NOT_SEEN: "?",
     Trouble.TWO_MARKERS: "2 markers",
@@ -122,8 +124,10 @@ def _grid(out: Image, h: Matrix, spots: list[tuple[int, int]], scale: float, lin
 
 def _title(out: Image, reading: Reading) -> None:
     verified = sum(1 for c in reading.cells if reading.how(c) == "verified")
+    inferred = sum(1 for c in reading.cells if reading.how(c) == "inferred")
     text = (
-        f"{len(reading.cells)} cells read ({verified} verified), {len(reading.unread)} unread, "
+        f"{len(reading.cells)} cells read ({verified} verified, {inferred} inferred), "
+        f"{len(reading.unread)} unread, "
         f"{len(reading.cards)} cards, {len(reading.ignored)} markers not used"
     )
     size = max(0.6, out.shape[1] / 1600)

@@ -22,6 +22,9 @@
    at least ``verify_margin`` clear bits.  Beside the land, a sticker no card is known
    to cover is read when exactly one marker of the catalog passes the same test, and is
    listed as unread when it shows a sticker but no marker passes.
+5. **Inferred.** When no other marker could lie there at all (:meth:`_State.rivals`: the
+   stacking, D6, and :class:`Ground`'s bare table), a hidden marker is read as the placed
+   card's quarter, unless what shows of it contradicts that.
 
 Pure apart from OpenCV: an image in, a :class:`Reading` out.
 """
@@ -58,6 +61,7 @@ class ReadOptions:
     second_look: bool = True
     verify: bool = True
     verify_margin: int = 3  # clear bits by which every other marker must fail
+    infer: bool = True  # read a hidden marker when no other card can lie there (Ground too)
 
 
 @dataclass(eq=False, slots=True)
@@ -68,7 +72,7 @@ class Marker:
     card: str
     quarter: int
     corners: Matrix  # 4 x 2 image pixels: the marker's own top-left, top-right, ...
-    how: str = "seen"  # seen | second look | verified
+    how: str = "seen"  # seen | second look | verified | inferred
 
     @property
     def centre(self) -> Matrix:
@@ -377,6 +381,85 @@ def _upright(fit: _Fit) -> _Fit:
 # --------------------------------------------------------------------------------------
 
 
+class Ground:
+    """The bare table beside the land, to tell a cell that no card can lie on.
+
+    A cell is *bare* when its quarter looks like the table seen well away from the land
+    (two or more cells from any card): 99% of its colours within the table's own spread,
+    once the light's fall-off across the table is fitted.  A card lying on the cell would
+    show its art and its sticker, and a finger or a token hiding that sticker would show
+    itself, so a bare cell has no card on it.  A busy table (a wide spread), a cell whose
+    middle is out of the photo, or one with no table in view around it is never bare: the
+    reader then asks rather than rules a card out.
+    """
+
+    PX = 24  # rectified pixels per quarter
+    REACH = 3  # cells around the cell where the table is looked for
+    INSET = 0.05  # of a quarter, left out around the cell's edge (shadows, card rims)
+    SHARE = 0.99  # of the cell's pixels that must look like the table
+    MIDDLE = 0.3  # half the side of the middle of a quarter that must be in the photo
+    BUSIEST = 60.0  # the widest table spread (in grey or BGR levels) still trusted
+
+    def __init__(self, image: Image, grid_to_image: Matrix, land: set[Cell]) -> None:
+        self.image = image
+        self.h = grid_to_image
+        self.land = land
+        self._seen: dict[Cell, bool] = {}
+
+    def bare(self, cell: Cell) -> bool:
+        if cell not in self._seen:
+            self._seen[cell] = cell not in self.land and self._looks_bare(cell)
+        return self._seen[cell]
+
+    def _looks_bare(self, cell: Cell) -> bool:
+        reach, px = self.REACH, self.PX
+        side = (2 * reach + 1) * px
+        x0, y0 = cell[0] - reach, cell[1] - reach
+        us = (np.arange(side, dtype=np.float64) + 0.5) / px
+        gx, gy = np.meshgrid(x0 + us, y0 + us)
+        pts = np.stack([gx.ravel(), gy.ravel(), np.ones(gx.size)], axis=1) @ self.h.T
+        mx = (pts[:, 0] / pts[:, 2]).reshape(side, side).astype(np.float32)
+        my = (pts[:, 1] / pts[:, 2]).reshape(side, side).astype(np.float32)
+        height, width = self.image.shape[:2]
+        inside = (mx >= 0) & (my >= 0) & (mx <= width - 1) & (my <= height - 1)
+        view = cv2.remap(self.image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        pixels = view.reshape(side * side, -1).astype(np.float64)
+        # Light falls off across a table: colour is fitted as a plane over the window,
+        # and the spread is what is left.
+        where = np.stack([np.ones(side * side), gx.ravel() - cell[0], gy.ravel() - cell[1]], 1)
+        inset = int(round(self.INSET * px))
+        cells = np.floor(np.stack([gx.ravel(), gy.ravel()], 1)).astype(int)
+        offset = (np.stack([gx.ravel(), gy.ravel()], 1) - cells) * px
+        inner = ((offset >= inset) & (offset < px - inset)).all(axis=1) & inside.ravel()
+        area = (px - 2 * inset) ** 2
+        at = (cells[:, 0] == cell[0]) & (cells[:, 1] == cell[1])
+        own = inner & at
+        # The middle, where a card's sticker would be, must be in the photo, and most of
+        # the quarter around it: at the photo's edge, that much is still seen.
+        middle = at & (np.abs(offset - px / 2) <= self.MIDDLE * px).all(axis=1)
+        if not inside.ravel()[middle].all() or np.count_nonzero(own) < area / 2:
+            return False
+        far = np.zeros(side * side, bool)
+        for dy in range(-reach, reach + 1):
+            for dx in range(-reach, reach + 1):
+                c = (cell[0] + dx, cell[1] + dy)
+                if min((max(abs(c[0] - a), abs(c[1] - b)) for a, b in self.land), default=9) < 2:
+                    continue
+                far |= inner & (cells[:, 0] == c[0]) & (cells[:, 1] == c[1])
+        if np.count_nonzero(far) < area:
+            return False  # not enough table in view around it
+        # A plane only along an axis the table in view spans (no wild extrapolation).
+        spans = np.ptp(where[far][:, 1:], axis=0) >= 1.5
+        use = np.concatenate([[True], spans])
+        plane, *_ = np.linalg.lstsq(where[far][:, use], pixels[far], rcond=None)
+        left = np.linalg.norm(pixels - where[:, use] @ plane, axis=1)
+        spread = float(np.quantile(left[far], 0.995))
+        if spread > self.BUSIEST:
+            return False
+        near = left[own] <= 1.25 * spread + 6.0
+        return bool(np.count_nonzero(near) >= self.SHARE * np.count_nonzero(own))
+
+
 @dataclass(slots=True)
 class _State:
     cards: dict[str, CardPlace]
@@ -396,13 +479,21 @@ class _State:
                     todo.append(other)
         return seen
 
-    def rivals(self, cell: Cell, card: str) -> tuple[list[tuple[str, int]], bool]:
-        """What else may show on ``cell`` if ``card`` lies there: placed cards covering the
-        cell that are not known to lie under it, and whether a card no marker placed may.
+    def covered(self, cell: Cell) -> bool:
+        return any(place.quarter_at(cell) is not None for place in self.cards.values())
 
-        A card no marker placed would lie over ``card`` (it shows where ``card`` lies),
-        so over everything ``card`` lies over: none of its four possible 2 x 2 places may
-        take in a cell where ``card``, or a card under it, shows.
+    def rivals(
+        self, cell: Cell, card: str, catalog: Catalog, ground: Ground | None = None
+    ) -> tuple[list[tuple[str, int]], list[Cell]]:
+        """What else may show on ``cell`` if ``card`` lies there: placed cards covering the
+        cell that are not known to lie under it, and the 2 x 2 places (top-left cells)
+        where a card no marker placed may lie over it.
+
+        Such a card would lie over ``card`` (it shows where ``card`` lies), so over every
+        card ``card`` lies over: its place may not take in a cell where ``card``, or a
+        card under it, shows.  It may not cut a large dino of ``card`` in half (D6).  And
+        it would show on every cell of its place that no placed card covers, so none of
+        those may be bare table (:class:`Ground`).
         """
         under = self.under(card)
         lower = under | {card}
@@ -413,14 +504,37 @@ class _State:
             for q in [place.quarter_at(cell)]
             if q is not None
         ]
+        whole = _large_dino_cells(catalog, self.cards[card], cell)
         x, y = cell
-        hidden = False
+        spots: list[Cell] = []
         for ax in (x - 1, x):
             for ay in (y - 1, y):
-                spots = [(ax, ay), (ax + 1, ay), (ax, ay + 1), (ax + 1, ay + 1)]
-                if not any(s != cell and self.cells.get(s, ("",))[0] in lower for s in spots):
-                    hidden = True
-        return placed, hidden
+                block = [(ax, ay), (ax + 1, ay), (ax, ay + 1), (ax + 1, ay + 1)]
+                if any(s != cell and self.cells.get(s, ("",))[0] in lower for s in block):
+                    continue
+                if not whole <= set(block):
+                    continue
+                if ground is not None and any(
+                    s != cell and not self.covered(s) and ground.bare(s) for s in block
+                ):
+                    continue
+                spots.append((ax, ay))
+        return placed, spots
+
+
+def _large_dino_cells(catalog: Catalog, place: CardPlace, cell: Cell) -> set[Cell]:
+    """The cells of the large dino of ``place`` on ``cell`` (none if it shows none there)."""
+    quarter = place.quarter_at(cell)
+    if quarter is None:
+        return set()
+    local = CARD_QUARTERS[quarter]
+    for section in catalog.cards[place.card].sections:
+        if section.dino is not None and section.dino.size is Size.LARGE and local in section.cells:
+            return {
+                (place.x + turn(c, place.rotation)[0], place.y + turn(c, place.rotation)[1])
+                for c in section.cells
+            }
+    return set()
 
 
 def _assemble(
@@ -800,23 +914,85 @@ def verify(
     return bool(misses.min() >= margin)
 
 
+Option = tuple[str, int, int]  # a card, its quarter on the cell, the card's rotation
+
+
 def _alternatives(
-    state: _State, book: MarkerBook, cell: Cell, card: str, rotation: int
+    state: _State,
+    catalog: Catalog,
+    ground: Ground | None,
+    cell: Cell,
+    card: str,
+    cards: Sequence[str],
+) -> list[Option]:
+    """What might show on ``cell`` instead of ``card`` (see _State.rivals): placed cards,
+    and each of ``cards`` (the catalog's) no marker placed, in each place and turn left.
+
+    A card no marker placed shows on ``cell`` the quarter its place and turn put there;
+    a quarter of its large dino would show on the dino's other cell too (D6), so not
+    where another card is read.
+    """
+    placed, spots = state.rivals(cell, card, catalog, ground)
+    out: list[Option] = [(other, q, state.cards[other].rotation) for other, q in placed]
+    for other in cards:
+        if other in state.cards:
+            continue
+        for x, y in spots:
+            for rotation in (0, 90, 180, 270):
+                place = CardPlace(other, x, y, rotation)
+                quarter = place.quarter_at(cell)
+                assert quarter is not None
+                whole = _large_dino_cells(catalog, place, cell)
+                if not any(c in state.cells for c in whole - {cell}):
+                    out.append((other, quarter, rotation))
+    return out
+
+
+def _codes_as_seen(
+    book: MarkerBook, options: Sequence[Option], rotation: int
 ) -> npt.NDArray[np.intp]:
-    """The markers that might show on ``cell`` instead of ``card``'s (see _State.rivals),
-    as indices into the (marker, turn) codes, turned as ``card`` lies."""
-    placed, hidden = state.rivals(cell, card)
-    out = [
-        book.marker_id(other, q) * 4 + (state.cards[other].rotation - rotation) // 90 % 4
-        for other, q in placed
-    ]
-    if hidden:
-        for other in book.cards:
-            if other in state.cards:
-                continue
-            first = book.marker_id(other, 0) * 4
-            out.extend(range(first, first + 16))
-    return np.array(sorted(set(out)), np.intp)
+    """``options`` as indices into the (marker, turn) codes, for bits sampled upright for
+    a card turned ``rotation``."""
+    return np.array(
+        sorted({book.marker_id(c, q) * 4 + (r - rotation) // 90 % 4 for c, q, r in options}),
+        np.intp,
+    )
+
+
+def _read_hidden_card(
+    image: Image,
+    fit: _Fit,
+    book: MarkerBook,
+    codes: npt.NDArray[np.int8],
+    cell: Cell,
+    expected: Option,
+    rivals: Sequence[Option],
+    margin: int,
+) -> Option | None:
+    """The one card no marker placed whose sticker on ``cell`` passes :func:`verify`
+    against every other card that may show there (``expected``, the placed card's
+    quarter, among them), if exactly one does."""
+    everything = [expected, *rivals]
+    passed: list[Option] = []
+    samples: dict[int, npt.NDArray[np.int8] | None] = {}
+    for option in rivals:
+        card, quarter, rotation = option
+        if rotation not in samples:
+            sampled = sample_bits(image, fit.h, fit.side, cell, rotation)
+            samples[rotation] = None if sampled is None else sampled[0]
+        bits = samples[rotation]
+        if bits is None:
+            continue
+        marker_id = book.marker_id(card, quarter)
+        data = bits[_DATA]
+        clear = data >= 0
+        misses = int(np.count_nonzero((codes[marker_id, 0].ravel() != data) & clear))
+        if misses > np.count_nonzero(clear) - CLEAR_SHARE * data.size:
+            continue  # cannot pass: see _open_read
+        among = _codes_as_seen(book, [o for o in everything if o != option], rotation)
+        if verify(bits, marker_id, codes, margin, among):
+            passed.append(option)
+    return passed[0] if len(passed) == 1 else None
 
 
 def _predicted(fit: _Fit, cell: Cell, rotation: int) -> Matrix:
@@ -880,6 +1056,13 @@ def _open_read(
     return True
 
 
+def _ground(image: Image, fit: _Fit, state: _State, extra: dict[Cell, Unread]) -> Ground:
+    land = set(state.cells) | set(state.unread) | set(extra)
+    for place in state.cards.values():
+        land.update(place.footprint())
+    return Ground(image, fit.h, land)
+
+
 def _inside(fit: _Fit, cell: Cell, size: tuple[int, int]) -> bool:
     """Whether the cell's whole sticker (marker and margin) lies in the photo."""
     quad = _apply(fit.h, _grid_points(cell, 0, fit.side * (BITS + 2) / BITS)[1:])
@@ -913,6 +1096,7 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
         return Reading(size, markers, {}, {}, {}, {}, {}, None, 0.0, ["no markers found"])
     extra: dict[Cell, Unread] = {}
     state = _assemble(catalog, markers, fit, size, extra)
+    ground = _ground(image, fit, state, extra) if options.infer else None
     codes = all_codes(book.count)
     looked: set[Cell] = set()
     verified: set[tuple[Cell, str, int]] = set()
@@ -943,15 +1127,45 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
                     rotation = state.cards[card].rotation
                     sampled = sample_bits(image, fit.h, fit.side, cell, rotation)
                     marker_id = book.marker_id(card, quarter)
-                    among = _alternatives(state, book, cell, card, rotation)
-                    if sampled is None or not verify(
-                        sampled[0], marker_id, codes, options.verify_margin, among
+                    rivals = _alternatives(state, catalog, ground, cell, card, book.cards)
+                    how = ""
+                    if not rivals and options.infer:
+                        # Nothing else can lie there: read it, unless what shows of
+                        # the sticker contradicts the marker with no occluder to blame.
+                        bits = None if sampled is None else sampled[0]
+                        if bits is None or occluded(bits, codes[marker_id, 0]) is not None:
+                            how = "inferred"
+                    elif sampled is not None and verify(
+                        sampled[0],
+                        marker_id,
+                        codes,
+                        options.verify_margin,
+                        _codes_as_seen(book, rivals, rotation),
                     ):
-                        continue
-                    corners = _predicted(fit, cell, rotation)
-                    add(Marker(marker_id, card, quarter, corners, "verified"), (cell, rotation))
-                    found = True
-                    break
+                        how = "verified"
+                    if how:
+                        corners = _predicted(fit, cell, rotation)
+                        add(Marker(marker_id, card, quarter, corners, how), (cell, rotation))
+                        found = True
+                        break
+                    # Not the placed card: perhaps a card no marker placed lies on top.
+                    on_top = _read_hidden_card(
+                        image,
+                        fit,
+                        book,
+                        codes,
+                        cell,
+                        (card, quarter, rotation),
+                        rivals,
+                        options.verify_margin,
+                    )
+                    if on_top is not None and on_top[0] not in state.cards:
+                        other, q, turned = on_top
+                        corners = _predicted(fit, cell, turned)
+                        marker = Marker(book.marker_id(other, q), other, q, corners, "verified")
+                        add(marker, (cell, turned))
+                        found = True
+                        break
         if options.verify and not found:
             known = set(state.cells) | set(state.unread)
             around = {(x + dx, y + dy) for x, y in known for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
@@ -973,6 +1187,7 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
         if not found:
             break
         state = _assemble(catalog, markers, fit, size, extra)
+        ground = _ground(image, fit, state, extra) if options.infer else None
     return _from_origin(
         Reading(
             size,
