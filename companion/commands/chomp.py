@@ -102,7 +102,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"  {player:<{width}}  {game.counts[player]:>3} cards{state}")
     print(f"  {'pot':<{width}}  {game.pot:>3} cards")
     if game.over:
-        print(f"Game over: {game.winner} wins." if game.winner else "Game over: a draw.")
+        print(f"Game over: {does(game.winner, 'wins')}." if game.winner else "Game over: a draw.")
     else:
         print(f"Game goes on ({game.mode}).")
     return 0
@@ -143,10 +143,16 @@ _WIN_WHY = {
 }
 
 
+def does(name: str, verb: str) -> str:
+    """``ann wins``, but ``you win``: the demo's own seat is called ``you``."""
+    return f"{name} {verb.removesuffix('s') if name.casefold() == 'you' else verb}"
+
+
 def headline(verdict: Verdict) -> str:
     """One sentence a table can read aloud."""
     if verdict.outcome is Outcome.WIN:
-        return f"{verdict.winner} wins ({_WIN_WHY[verdict.reason]})."
+        assert verdict.winner is not None
+        return f"{does(verdict.winner, 'wins')} ({_WIN_WHY[verdict.reason]})."
     if verdict.outcome is Outcome.TIE:
         return f"Tie between {_names(verdict.tied)}: the cards go to the pot."
     if verdict.set_aside:
@@ -157,7 +163,7 @@ def headline(verdict: Verdict) -> str:
 def details(verdict: Verdict) -> list[str]:
     lines = []
     if verdict.winner is not None:
-        lines.append(f"{verdict.winner} takes the cards of: {_names(verdict.chomped)}")
+        lines.append(f"{does(verdict.winner, 'takes')} the cards of: {_names(verdict.chomped)}")
     if verdict.returned:
         lines.append(f"back to their owners: {_names(verdict.returned)}")
     if verdict.bad_chomps:

@@ -247,7 +247,10 @@ def draw(
         put(y, 0, "Cards are up: SLAP!", curses.A_BOLD)
     elif status["over"]:
         winner = status["winner"]
-        put(y, 0, f"Game over: {winner} wins!" if winner else "Game over: a draw.", curses.A_BOLD)
+        from companion.commands.chomp import does
+
+        over = f"Game over: {does(winner, 'wins')}!" if winner else "Game over: a draw."
+        put(y, 0, over, curses.A_BOLD)
     else:
         put(y, 0, "Space: next round (countdown)   r: reveal now   q: quit", curses.A_BOLD)
     y += 3
