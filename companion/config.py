@@ -58,6 +58,7 @@ BOARD_TO_BCM: dict[int, int] = {
     40: 21,
 }
 BCM_TO_BOARD = {bcm: board for board, bcm in BOARD_TO_BCM.items()}
+HAT_ID_PINS = {0: "ID_SD", 1: "ID_SC"}  # a HAT's ID EEPROM; the Pi reads it at boot
 PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "pigpio", "native", "mock")
 
 
@@ -168,6 +169,7 @@ class RefereeConfig:
     bridge: BridgeConfig | None = None
     tags: TagsConfig | None = None
     source: str = field(default="", compare=False)
+    warnings: tuple[str, ...] = field(default=(), compare=False)  # shown when the table opens
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -218,11 +220,17 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
     )
 
     used: dict[int, str] = {}
+    warnings: list[str] = []
 
     def claim(pin: int, path: str) -> int:
         if pin in used:
             raise data.fail(path, f"GPIO{pin} is already used by {used[pin]}")
         used[pin] = path
+        if pin in HAT_ID_PINS:
+            warnings.append(
+                f"{path}: GPIO{pin} is {HAT_ID_PINS[pin]}, a HAT's ID EEPROM pin: it works "
+                "with no HAT on the Pi, but hardware/WIRING.md keeps it free"
+            )
         return pin
 
     bridge = None
@@ -347,6 +355,7 @@ def config_from_dict(raw_value: object) -> RefereeConfig:
         reveal_button=reveal_button,
         bridge=bridge,
         tags=tags,
+        warnings=tuple(warnings),
     )
 
 

@@ -391,3 +391,13 @@ def test_a_pin_with_a_superscript_digit_is_a_config_error(tmp_path: Path) -> Non
     """str.isdigit() accepts '²' but int() refuses it: a raw ValueError, a traceback in the CLI."""
     path = write(tmp_path, BASE.replace("button = 22", 'button = "GPIO²"'))
     assert_one_clear_error(config_error(path), path, "players[2].button", "not a pin")
+
+
+def test_a_hat_id_pin_is_accepted_with_a_warning_naming_the_key(tmp_path: Path) -> None:
+    """GPIO0/GPIO1 (header pins 27, 28) work as GPIO on a bare Pi, but a HAT's ID EEPROM
+    sits there and hardware/WIRING.md keeps them free: the table opens, and says so."""
+    config = load_config(write(tmp_path, BASE.replace("button = 22", 'button = "BOARD27"')))
+    assert config.players[2].button == 0
+    (warning,) = config.warnings
+    assert warning.startswith("players[2].button: GPIO0 is ID_SD, a HAT's ID EEPROM pin")
+    assert load_config(write(tmp_path, BASE, "plain.toml")).warnings == ()

@@ -406,3 +406,11 @@ def test_a_journal_that_cannot_be_created_is_one_line_and_exit_2(
     assert main(["referee", "--config", str(path), "--pin-factory", "mock", "--new"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert "taken" in line
+
+
+def test_config_warnings_are_shown_when_the_table_opens(
+    config: RefereeConfig, opener: Opener
+) -> None:
+    warned = replace(config, warnings=("players[0].button: GPIO0 is ID_SD, ...",))
+    session = opener(warned, new=True)
+    assert session.messages[0] == "players[0].button: GPIO0 is ID_SD, ..."

@@ -235,6 +235,7 @@ def open_session(
             sources.append(bridge.info)
             held.update((p, bridge.info.name) for p in bridge.held())
         referee, appended, messages = build_referee(config, sources, config.journal, resume, new)
+        messages[:0] = list(config.warnings)
         if referee.window_warning:
             messages.append(referee.window_warning)
         try:
