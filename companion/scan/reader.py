@@ -399,6 +399,7 @@ class Ground:
     SHARE = 0.99  # of the cell's pixels that must look like the table
     MIDDLE = 0.3  # half the side of the middle of a quarter that must be in the photo
     BUSIEST = 60.0  # the widest table spread (in grey or BGR levels) still trusted
+    SLACK, NOISE = 1.25, 6.0  # a colour is the table's within SLACK * spread + NOISE
 
     def __init__(self, image: Image, grid_to_image: Matrix, land: set[Cell]) -> None:
         self.image = image
@@ -426,10 +427,11 @@ class Ground:
         pixels = view.reshape(side * side, -1).astype(np.float64)
         # Light falls off across a table: colour is fitted as a plane over the window,
         # and the spread is what is left.
-        where = np.stack([np.ones(side * side), gx.ravel() - cell[0], gy.ravel() - cell[1]], 1)
+        grid = np.stack([gx.ravel(), gy.ravel()], 1)
+        where = np.hstack([np.ones((side * side, 1)), grid - cell])
         inset = int(round(self.INSET * px))
-        cells = np.floor(np.stack([gx.ravel(), gy.ravel()], 1)).astype(int)
-        offset = (np.stack([gx.ravel(), gy.ravel()], 1) - cells) * px
+        cells = np.floor(grid).astype(int)
+        offset = (grid - cells) * px
         inner = ((offset >= inset) & (offset < px - inset)).all(axis=1) & inside.ravel()
         area = (px - 2 * inset) ** 2
         at = (cells[:, 0] == cell[0]) & (cells[:, 1] == cell[1])
@@ -443,8 +445,8 @@ class Ground:
         for dy in range(-reach, reach + 1):
             for dx in range(-reach, reach + 1):
                 c = (cell[0] + dx, cell[1] + dy)
-                if min((max(abs(c[0] - a), abs(c[1] - b)) for a, b in self.land), default=9) < 2:
-                    continue
+                if any(max(abs(c[0] - a), abs(c[1] - b)) < 2 for a, b in self.land):
+                    continue  # a card's neighbour: not surely table
                 far |= inner & (cells[:, 0] == c[0]) & (cells[:, 1] == c[1])
         if np.count_nonzero(far) < area:
             return False  # not enough table in view around it
@@ -456,7 +458,7 @@ class Ground:
         spread = float(np.quantile(left[far], 0.995))
         if spread > self.BUSIEST:
             return False
-        near = left[own] <= 1.25 * spread + 6.0
+        near = left[own] <= self.SLACK * spread + self.NOISE
         return bool(np.count_nonzero(near) >= self.SHARE * np.count_nonzero(own))
 
 
