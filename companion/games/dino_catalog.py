@@ -135,6 +135,11 @@ class Placement:
     rotation: int = 0
     egg_on: Cell | None = None  # a visible empty nest that gets an egg token
 
+    def at(self, local: Cell) -> Cell:
+        """Where a point of the card (quarter coordinates) lies on the land."""
+        tx, ty = turn(local, self.rotation)
+        return (self.x + tx, self.y + ty)
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"card": self.card, "x": self.x, "y": self.y}
         out["rotation"] = self.rotation
@@ -298,21 +303,11 @@ def replay(
         cards.append(card)
         placed[pl.card] = i
         for k, section in enumerate(card.sections):
-            spots = {
-                (pl.x + tx, pl.y + ty) for tx, ty in (turn(c, pl.rotation) for c in section.cells)
-            }
+            spots = {pl.at(c) for c in section.cells}
             cells_of[(i, k)] = spots
             for c in spots:
                 visible[c] = (i, k)
-        walls.append(
-            frozenset(
-                edge(
-                    (pl.x + turn(a, pl.rotation)[0], pl.y + turn(a, pl.rotation)[1]),
-                    (pl.x + turn(b, pl.rotation)[0], pl.y + turn(b, pl.rotation)[1]),
-                )
-                for a, b in card.mountains
-            )
-        )
+        walls.append(frozenset(edge(pl.at(a), pl.at(b)) for a, b in card.mountains))
         if pl.egg_on is not None:
             epath = data.at(here, "egg_on")
             if not card.egg_icon:

@@ -74,9 +74,13 @@ class CardPlace:
     y: int
     rotation: int  # degrees clockwise
 
-    def cell_of(self, quarter: int) -> Cell:
-        tx, ty = turn(CARD_QUARTERS[quarter], self.rotation)
+    def at(self, local: Cell) -> Cell:
+        """Where a point of the card (quarter coordinates) lies on the grid."""
+        tx, ty = turn(local, self.rotation)
         return (self.x + tx, self.y + ty)
+
+    def cell_of(self, quarter: int) -> Cell:
+        return self.at(CARD_QUARTERS[quarter])
 
     def footprint(self) -> list[Cell]:
         return [self.cell_of(q) for q in range(len(CARD_QUARTERS))]
@@ -384,10 +388,7 @@ def build(
         place = places[card_id]
         mine = by_card[card_id]
         for section in catalog.cards[card_id].sections:
-            spots = {
-                (place.x + turn(c, place.rotation)[0], place.y + turn(c, place.rotation)[1])
-                for c in section.cells
-            }
+            spots = {place.at(c) for c in section.cells}
             for n, piece in enumerate(_pieces(spots & mine)):
                 sid = f"{card_id}:{section.id}" if n == 0 else f"{card_id}:{section.id}~{n + 1}"
                 egg = section.kind is Kind.NEST and bool(egg_cells & set(piece))
@@ -418,9 +419,7 @@ def build(
     for card_id in by_card:
         place = places[card_id]
         for a, b in catalog.cards[card_id].mountains:
-            ta, tb = turn(a, place.rotation), turn(b, place.rotation)
-            ca = (place.x + ta[0], place.y + ta[1])
-            cb = (place.x + tb[0], place.y + tb[1])
+            ca, cb = place.at(a), place.at(b)
             if top.get(ca) == card_id or top.get(cb) == card_id:
                 mountains.add(edge(ca, cb))
     nests = tuple(

@@ -532,10 +532,7 @@ def _large_dino_cells(catalog: Catalog, place: CardPlace, cell: Cell) -> set[Cel
     local = CARD_QUARTERS[quarter]
     for section in catalog.cards[place.card].sections:
         if section.dino is not None and section.dino.size is Size.LARGE and local in section.cells:
-            return {
-                (place.x + turn(c, place.rotation)[0], place.y + turn(c, place.rotation)[1])
-                for c in section.cells
-            }
+            return {place.at(c) for c in section.cells}
     return set()
 
 
@@ -621,10 +618,7 @@ def _assemble(
         for section in catalog.cards[card].sections:
             if section.dino is None or section.dino.size is not Size.LARGE:
                 continue
-            spots = [
-                (place.x + turn(c, place.rotation)[0], place.y + turn(c, place.rotation)[1])
-                for c in section.cells
-            ]
+            spots = [place.at(c) for c in section.cells]
             mine = [c for c in spots if cells.get(c, ("",))[0] == card]
             other = [c for c in spots if c in cells and cells[c][0] != card]
             if mine and other:

@@ -32,7 +32,6 @@ from companion.games.dino_catalog import (
     Placement,
     catalog_from_dict,
     replay,
-    turn,
 )
 from companion.scan.land import quarter_name
 from companion.scan.markers import MarkerBook, marker_image
@@ -120,7 +119,7 @@ def random_catalog(rng: random.Random, cards: int = 36) -> Catalog:
 
 def footprint(pl: Placement) -> list[Cell]:
     """The four cells a placed card covers, in quarter order A1, B1, A2, B2."""
-    return [(pl.x + turn(q, pl.rotation)[0], pl.y + turn(q, pl.rotation)[1]) for q in CARD_QUARTERS]
+    return [pl.at(q) for q in CARD_QUARTERS]
 
 
 def random_placements(
@@ -422,9 +421,7 @@ def _draw_card(
                 cv2.LINE_AA,
             )
     for a, b in card.mountains:  # a jagged brown ridge along the edge
-        ta, tb = turn(a, pl.rotation), turn(b, pl.rotation)
-        ca = (pl.x + ta[0], pl.y + ta[1])
-        cb = (pl.x + tb[0], pl.y + tb[1])
+        ca, cb = pl.at(a), pl.at(b)
         if ca[0] != cb[0]:
             ex = max(ca[0], cb[0]) * q
             ends = ((ex, min(ca[1], cb[1]) * q), (ex, (min(ca[1], cb[1]) + 1) * q))
