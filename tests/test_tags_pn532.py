@@ -202,6 +202,17 @@ def test_a_poll_answered_in_time_gives_the_uid_without_touching_a_clock() -> Non
     assert (chip.timeouts, chip.bad_frames) == (0, 0)
 
 
+def test_a_poll_cut_short_by_the_callers_deadline_is_not_counted_against_the_chip() -> None:
+    """At the end of a read's window a poll gets what time is left; when that runs out
+    the poll is called off all the same, but the chip did nothing wrong: no timeout (three
+    in a row would wake it again)."""
+    port = ScriptedPort(SIM_ACK, 6)
+    chip = Pn532(port, clock=lambda: port.now)
+    assert chip.list_passive_target(0.05, cut=True) is None
+    assert (chip.timeouts, chip.cut_short) == (0, 1)
+    assert bytes(port.written).endswith(ACK_FRAME)
+
+
 def test_no_answer_after_the_ack_is_aborted_with_an_ack() -> None:
     port = ScriptedPort(SIM_ACK, 6)
     chip = Pn532(port, clock=lambda: port.now)

@@ -206,6 +206,7 @@ class Pn532:
         self.errors = 0  # error frames: the PN532 did not like a command
         self.bad_responses = 0  # well-framed answers with nonsense inside
         self.stale = 0  # frames left over from an aborted command
+        self.cut_short = 0  # commands called off at the caller's deadline, not the chip's fault
         self._items: deque[Item] = deque()
 
     @property
@@ -230,8 +231,13 @@ class Pn532:
     def wake(self) -> None:
         self._write(WAKEUP)
 
-    def command(self, code: int, params: bytes = b"", timeout_s: float = 1.0) -> bytes | None:
-        """Run one command; its response's parameters, or None (timeout, error, nonsense)."""
+    def command(
+        self, code: int, params: bytes = b"", timeout_s: float = 1.0, cut: bool = False
+    ) -> bytes | None:
+        """Run one command; its response's parameters, or None (timeout, error, nonsense).
+
+        ``cut``: ``timeout_s`` is what the caller has left, shorter than the chip is
+        allowed; running out is then counted in ``cut_short``, not ``timeouts``."""
         self._items.clear()
         frame = build_frame(bytes([code]) + params)
         self._write(frame)
@@ -241,7 +247,7 @@ class Pn532:
         while True:
             item = self._next(ack_deadline)
             if item is None:
-                self._timed_out()
+                self._timed_out(cut=cut)
                 return None
             if isinstance(item, Ack):
                 break
@@ -257,7 +263,7 @@ class Pn532:
         while True:
             item = self._next(deadline)
             if item is None:
-                self._timed_out(abort=True)
+                self._timed_out(abort=True, cut=cut)
                 return None
             if isinstance(item, ErrorFrame):
                 self.errors += 1
@@ -267,8 +273,11 @@ class Pn532:
                     return item.data[1:]
                 self.stale += 1
 
-    def _timed_out(self, abort: bool = False) -> None:
-        self.timeouts += 1
+    def _timed_out(self, abort: bool = False, cut: bool = False) -> None:
+        if cut:
+            self.cut_short += 1
+        else:
+            self.timeouts += 1
         if abort:
             self._write(ACK_FRAME)  # call the command off, so the next one is heard
         self.parser.flush()
@@ -291,9 +300,10 @@ class Pn532:
             return None
         return data[0], data[1], data[2], data[3]
 
-    def list_passive_target(self, timeout_s: float) -> bytes | None:
+    def list_passive_target(self, timeout_s: float, cut: bool = False) -> bytes | None:
         """The UID of one ISO 14443 type A card in the field, or None (none, or no answer)."""
-        data = self.command(CMD_IN_LIST_PASSIVE_TARGET, bytes([1, BAUD_106K_TYPE_A]), timeout_s)
+        params = bytes([1, BAUD_106K_TYPE_A])
+        data = self.command(CMD_IN_LIST_PASSIVE_TARGET, params, timeout_s, cut)
         if data is None:
             return None
         try:
@@ -389,7 +399,9 @@ class Pn532Reader:
             if remaining <= 0:
                 return None
             timeouts = self.pn532.timeouts
-            uid = self.pn532.list_passive_target(min(remaining, self.poll_timeout_s))
+            # A poll cut short by this read's own deadline says nothing about the chip.
+            budget = min(remaining, self.poll_timeout_s)
+            uid = self.pn532.list_passive_target(budget, cut=budget < self.poll_timeout_s)
             now = self.clock()
             if self.pn532.timeouts > timeouts:
                 self._quiet_polls += 1
