@@ -308,5 +308,8 @@ def test_bench_scan_prints_the_figures(capsys: pytest.CaptureFixture[str]) -> No
     for key in ("photos", "cell_accuracy", "invented_cells", "s_per_photo"):
         assert key in report
     assert report["photos"] == 1 and report["invented_cells"] == 0
+    # Every cell read is read one way or another, and counted once.
+    read = report["cells"] - report["unread_cells"] - report["missed_cells"]
+    assert sum(report["cells_read_by"].values()) == read
     code, out, err = run(capsys, "bench", "scan", "--photos", "0")
     assert code == 2 and "--photos: must be at least 1" in err

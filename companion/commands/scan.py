@@ -425,6 +425,7 @@ def run_bench_scan(args: argparse.Namespace) -> int:
         f"({bands})"
     )
     print(f"asked about cells where no card shows: {report['asked_not_there']}")
+    print("cells read by: " + ", ".join(f"{how} {n}" for how, n in report["cells_read_by"].items()))
     print(
         f"lands read whole: {report['complete_photos']}, "
         f"the same as the truth: {report['complete_lands_right']}"

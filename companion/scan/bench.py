@@ -151,6 +151,7 @@ def bench_scan(
     bands = {"up to 25%": [0, 0], "25 to 50%": [0, 0], "over 50%": [0, 0]}
     times: list[float] = []
     worst: list[dict[str, Any]] = []
+    read_by = {"seen": 0, "second look": 0, "verified": 0, "inferred": 0}
     for i in range(photos):
         photo = random_photo(seed * 100_003 + i, size)
         start = time.perf_counter()
@@ -161,6 +162,8 @@ def bench_scan(
             built = build(photo.catalog, reading.cells, reading.cards, reading.unread)
             land = built.land
         score = compare(photo, reading, land)
+        for cell in reading.cells:
+            read_by[reading.how(cell)] += 1
         for key in totals:
             totals[key] += getattr(score, key)
         covered += score.covered
@@ -194,6 +197,7 @@ def bench_scan(
         "covered_cells": covered,
         "covered_cells_read": covered_right,
         "covered_cells_by_cover": {band: {"cells": n, "read": r} for band, (n, r) in bands.items()},
+        "cells_read_by": read_by,
         "complete_photos": complete,
         "complete_lands_right": lands_right,
         "s_per_photo": round(statistics.mean(times), 3) if times else 0.0,
