@@ -1125,20 +1125,20 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
                     marker_id = book.marker_id(card, quarter)
                     rivals = _alternatives(state, catalog, ground, cell, card, book.cards)
                     how = ""
-                    if not rivals and options.infer:
-                        # Nothing else can lie there: read it, unless what shows of
-                        # the sticker contradicts the marker with no occluder to blame.
-                        bits = None if sampled is None else sampled[0]
-                        if bits is None or occluded(bits, codes[marker_id, 0]) is not None:
-                            how = "inferred"
-                    elif sampled is not None and verify(
-                        sampled[0],
+                    bits = None if sampled is None else sampled[0]
+                    if bits is not None and verify(
+                        bits,
                         marker_id,
                         codes,
                         options.verify_margin,
                         _codes_as_seen(book, rivals, rotation),
                     ):
                         how = "verified"
+                    elif not rivals and options.infer:
+                        # Too little shows, but nothing else can lie there: read it,
+                        # unless what shows contradicts the marker with no occluder to blame.
+                        if bits is None or occluded(bits, codes[marker_id, 0]) is not None:
+                            how = "inferred"
                     if how:
                         corners = _predicted(fit, cell, rotation)
                         add(Marker(marker_id, card, quarter, corners, how), (cell, rotation))
