@@ -259,6 +259,10 @@ def test_a_cell_read_with_its_marker_hidden_is_named_in_the_report(
     )
     assert err == "" and "1 inferred with the marker hidden" in out
     assert "Read with the marker hidden, as no other card can lie there: " in out
+    # Asked for instead, with --no-infer.
+    code, asked = scan_json(capsys, photo, "--no-annotated", "--no-infer")
+    assert code == scan_cmd.EXIT_ASK
+    assert [u["cell"] for u in asked["unread"]] == [list(inferred[0])]
 
 
 @pytest.mark.parametrize(

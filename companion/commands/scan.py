@@ -72,6 +72,11 @@ def register_scan(dino: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="where to save what the scan saw (default: PHOTO-scan.jpg beside the photo)",
     )
     scan.add_argument("--no-annotated", action="store_true", help="do not save the annotated image")
+    scan.add_argument(
+        "--no-infer",
+        action="store_true",
+        help="ask for every cell whose marker is hidden, even where no other card can lie",
+    )
     scan.add_argument("--json", action="store_true", help="print one JSON object")
     scan.set_defaults(handler=run_scan)
 
@@ -191,12 +196,12 @@ def run_scan(args: argparse.Namespace) -> int:
 
     from companion.scan.annotate import annotate
     from companion.scan.land import build
-    from companion.scan.reader import read_photo
+    from companion.scan.reader import ReadOptions, read_photo
 
     catalog = _catalog(args.catalog)
     patch = read_patch(args.patch)
     image = _read_image(args.photo)
-    reading = read_photo(image, catalog)
+    reading = read_photo(image, catalog, ReadOptions(infer=not args.no_infer))
     built = build(catalog, reading.cells, reading.cards, reading.unread, patch)
     annotated: str | None = None
     if not args.no_annotated:
