@@ -1213,8 +1213,7 @@ def draw(screen: Any, table: Table, asking: str | None) -> None:
     height, width = screen.getmaxyx()
 
     def put(y: int, x: int, text: str, attr: int = 0) -> None:
-        if 0 <= y < height and x < width:
-            screen.addnstr(y, x, text, max(0, width - x - 1), attr)
+        terminal.put(screen, y, x, text, attr)
 
     state = table.session.state
     hw = table.hardware

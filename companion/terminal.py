@@ -18,3 +18,11 @@ def prepare(screen: Any, poll_ms: int, cursor: bool = False) -> None:
     curses.init_pair(GREEN, curses.COLOR_GREEN, -1)
     curses.init_pair(YELLOW, curses.COLOR_YELLOW, -1)
     curses.init_pair(RED, curses.COLOR_RED, -1)
+
+
+def put(screen: Any, y: int, x: int, text: str, attr: int = 0, rows: int | None = None) -> None:
+    """Write ``text`` cut to fit the screen (curses raises when writing past its edge);
+    nothing at all on a row outside the first ``rows`` (default: the whole height)."""
+    height, width = screen.getmaxyx()
+    if 0 <= y < (height if rows is None else rows) and x < width:
+        screen.addnstr(y, x, text, max(0, width - x - 1), attr)

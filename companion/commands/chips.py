@@ -563,8 +563,7 @@ def draw(
     body = height - 2  # the last two rows: the quit question and the command line
 
     def put(y: int, x: int, text: str, attr: int = 0, bottom: bool = False) -> None:
-        if 0 <= y < (height if bottom else body) and x < width:
-            screen.addnstr(y, x, text, max(0, width - x - 1), attr)
+        terminal.put(screen, y, x, text, attr, None if bottom else body)
 
     t = helper.table
     put(0, 0, title, curses.A_BOLD)

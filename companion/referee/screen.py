@@ -210,8 +210,7 @@ def draw(
     height, width = screen.getmaxyx()
 
     def put(y: int, x: int, text: str, attr: int = 0) -> None:
-        if 0 <= y < height and x < width:
-            screen.addnstr(y, x, text, max(0, width - x - 1), attr)
+        terminal.put(screen, y, x, text, attr)
 
     referee = view.daemon.referee
     put(0, 0, title, curses.A_BOLD)
