@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.games.chomp import FOOD_CHAIN, Card, ChompGame, Mode, Slap, judge
 from companion.referee.core import Referee, Timing
-from companion.referee.events import Edge, Reveal, SourceInfo, TimingClass
+from companion.signals import ButtonEdge, RevealStamp, SourceInfo, TimingClass
 
 US = 1_000
 
@@ -55,10 +55,10 @@ def ordering(trials: int, rng: random.Random, jitter_us: int = 2000) -> dict[str
         for label, stamps in (("stamp", {first: t1, second: t2}), ("arrival", arrivals)):
             game = ChompGame.new(["ann", "bob", "cat"])
             ref = Referee(game, Timing.from_ms(0, settle_ms=0), exact)
-            ref.reveal(Reveal(0, "bench"))
+            ref.reveal(RevealStamp(0, "bench"))
             # Events are fed in arrival order in both cases; only the stamps differ.
             for seq, player in enumerate(sorted(arrivals, key=arrivals.__getitem__)):
-                ref.on_edge(Edge(player, True, stamps[player], "bench", seq), 0)
+                ref.on_edge(ButtonEdge(player, True, stamps[player], "bench", seq), 0)
             step = ref.set_cards(cards, 10**12)
             assert step.result is not None
             verdicts[label] = step.result.verdict
@@ -137,7 +137,7 @@ def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
             winner = rng.choice(["ann", "bob"])
             done.clear()
             reveal_ns = time.monotonic_ns()
-            daemon.put(Reveal(reveal_ns, "bench"))
+            daemon.put(RevealStamp(reveal_ns, "bench"))
             daemon.put(Cards(dict(cards)))
             time.sleep(rng.uniform(0.002, 0.004))
             buttons[winner].drive_low()

@@ -17,10 +17,9 @@ from typing import Any
 
 from companion.config import BuzzerConfig, LedConfig, LedKind, PlayerConfig, RefereeConfig
 from companion.games.chomp import ChompTable, Mode, RoundResult, Slap, TwoPlayerEnd, judge
-from companion.referee.cues import Signal
 from companion.referee.daemon import Cards, StartRound
-from companion.referee.events import SourceInfo, TimingClass
 from companion.referee.session import Session, open_session
+from companion.signals import Signal, SourceInfo, TimingClass
 
 SLAP_KEYS = ("a", "l", "g", "p", "z", "m")
 BUTTON_PINS = (17, 27, 22, 23, 24, 25)
@@ -159,7 +158,7 @@ def open_demo(
     if set(bots) != set(players):
         # People press keys, and a key reaches the mock pin when the terminal delivers it:
         # the stamps are only as good as the keyboard, and the referee says so.
-        from companion.referee.events import effective_tie_window_us
+        from companion.referee.tie_window import effective_tie_window_us
 
         session.referee.sources[:] = [keyboard_source()]
         window, warning = effective_tie_window_us(config.tie_window_us, session.referee.sources)

@@ -59,8 +59,7 @@ from companion.tags.tagfile import GETBIT_HIGHEST, TagFile, getbit_card
 
 if TYPE_CHECKING:
     from companion.devices.pins import OpenedFactory
-    from companion.referee.cues import Cue
-    from companion.referee.events import Edge
+    from companion.signals import ButtonEdge, Cue
 
 DEFAULT_SAVE = "getbit-game.json"
 
@@ -535,20 +534,20 @@ class TableHardware:
             self.outputs.render(cues)
 
     def _start_cues(self) -> list[Cue]:
-        from companion.referee.cues import Cue, Signal
+        from companion.signals import Cue, Signal
 
         if not self._fresh:
             return []
         self._fresh = False
         return [Cue(Signal.READY)]
 
-    def _edge(self, edge: Edge) -> None:
+    def _edge(self, edge: ButtonEdge) -> None:
         """A lock-in button (on the pin driver's thread): record it, maybe beep the reveal.
 
         Only a small set changes and a cue is rendered, which never blocks. A press is a
         latch: bounces and releases change nothing, and the round's result clears it.
         """
-        from companion.referee.cues import Cue, Signal
+        from companion.signals import Cue, Signal
 
         if not edge.pressed:
             return
@@ -563,7 +562,7 @@ class TableHardware:
                 cues.append(Cue(Signal.REVEAL))
             else:
                 robots = [r for r in self.setup.robots_of(edge.player) if r in self.in_play]
-                cues += [Cue(Signal.WIN, r) for r in robots]
+                cues += [Cue(Signal.LOCKED_IN, r) for r in robots]
             self._render(cues)
 
     def start_round(self) -> None:
@@ -573,11 +572,11 @@ class TableHardware:
 
     def show_round(self, result: RoundResult, state: GetBit) -> None:
         """The bite, any elimination and the winner, most urgent first."""
-        from companion.referee.cues import Cue, Signal
+        from companion.signals import Cue, Signal
 
         cues: list[Cue] = []
         if result.bitten is not None:
-            cues.append(Cue(Signal.BAD_CHOMP, result.bitten))
+            cues.append(Cue(Signal.BITTEN, result.bitten))
         cues += [Cue(Signal.ELIMINATED, r) for r in result.out]
         if state.winner is not None:
             robots = self.setup.robots_of(state.winner)
@@ -591,7 +590,7 @@ class TableHardware:
 
     def reset(self, state: GetBit) -> None:
         """After an undo: lights off, lock-ins cleared."""
-        from companion.referee.cues import Cue, Signal
+        from companion.signals import Cue, Signal
 
         with self._lock:
             self.in_play = state.line

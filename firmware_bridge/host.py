@@ -14,7 +14,7 @@ B, I have everything up to evseq E": the Pico sends again what it still holds af
 which recovers the edges that were in flight when the cable went. A Pico that rebooted
 (another boot id) starts everything afresh, and says so.
 
-Edges reach ``sink`` as :class:`~companion.referee.events.Edge` with ``source`` the
+Edges reach ``sink`` as :class:`~companion.signals.Edge` with ``source`` the
 bridge's name and ``seq`` the bridge's own count of edges delivered (0, 1, 2 ...);
 ``stamp_ns`` is the Pico's stamp mapped to host monotonic nanoseconds.
 """
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from companion.errors import HardwareError
-from companion.referee.events import Edge, SourceInfo, TimingClass
+from companion.signals import ButtonEdge, SourceInfo, TimingClass
 from firmware_bridge import codec
 from firmware_bridge.clock import ClockModel
 from firmware_bridge.transport import CommandHandle, SerialPort, Transport, open_serial
@@ -178,7 +178,7 @@ class BridgeSession:
         self,
         buttons: Mapping[str, int],
         send: SendFn,
-        on_edge: Callable[[Edge], None],
+        on_edge: Callable[[ButtonEdge], None],
         on_card: Callable[[CardRead], None] | None = None,
         notify: Callable[[str], None] | None = None,
         *,
@@ -416,7 +416,7 @@ class BridgeSession:
         if player is None:
             self.unmapped += 1
             return
-        edge = Edge(
+        edge = ButtonEdge(
             player, pressed, self.clock.to_host_ns(stamp_us), self.name, next(self._edge_seq)
         )
         self.edges += 1
@@ -515,7 +515,7 @@ class BridgeClient:
     def __init__(
         self,
         buttons: Mapping[str, int],
-        sink: Callable[[Edge], None],
+        sink: Callable[[ButtonEdge], None],
         port: str = "auto",
         *,
         on_card: Callable[[CardRead], None] | None = None,

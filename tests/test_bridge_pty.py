@@ -18,7 +18,7 @@ import pytest
 from serial.tools import list_ports, list_ports_common
 
 from companion.errors import HardwareError
-from companion.referee.events import Edge, TimingClass
+from companion.signals import ButtonEdge, TimingClass
 from firmware_bridge import codec, transport
 from firmware_bridge.host import BridgeClient, CardRead
 from firmware_bridge.sim import TICKS_MASK, SimDevice
@@ -41,7 +41,7 @@ class Table:
     def __init__(self, tmp_path: Path, **sim_options: Any) -> None:
         self.sim = SimDevice(4, link=tmp_path / "companion-bridge", seed=11, **sim_options)
         self.sim.start()
-        self.edges: list[Edge] = []
+        self.edges: list[ButtonEdge] = []
         self.cards: list[CardRead] = []
         self.messages: list[str] = []
         self.client: BridgeClient | None = None
@@ -152,9 +152,9 @@ def test_card_reads_feed_a_tag_reader_through_the_hook(table: Table) -> None:
 
 
 def test_a_failing_sink_does_not_stop_the_reader(table: Table) -> None:
-    calls: list[Edge] = []
+    calls: list[ButtonEdge] = []
 
-    def sink(edge: Edge) -> None:
+    def sink(edge: ButtonEdge) -> None:
         calls.append(edge)
         raise RuntimeError("sink bug")
 

@@ -15,8 +15,8 @@ from companion.referee.card_entry import KEYS, LEGEND, UNDO_KEYS, CardEntry
 from companion.referee.clock import ManualClock
 from companion.referee.core import Phase, Referee, Timing
 from companion.referee.daemon import Cards, Input, RefereeDaemon, StartRound
-from companion.referee.events import Reveal, SourceInfo, TimingClass
 from companion.referee.screen import TableView, parse_cards_line, run_lines
+from companion.signals import RevealStamp, SourceInfo, TimingClass
 
 MS = 1_000_000
 PLAYERS = ("ann", "bob", "cat")
@@ -176,7 +176,7 @@ def drain(daemon: RefereeDaemon) -> list[Input]:
 
 def reveal(daemon: RefereeDaemon) -> None:
     """Cards are up, waiting for the cards to be typed."""
-    daemon.put(Reveal(daemon.clock.now_ns(), "key"))
+    daemon.put(RevealStamp(daemon.clock.now_ns(), "key"))
     daemon.pump()
     assert daemon.referee.phase is Phase.REVEALED and daemon.referee.waiting_for_cards()
 
@@ -202,7 +202,7 @@ def test_r_reveals_only_when_ready() -> None:
     view = TableView(daemon)
     press(view, "r")
     (item,) = drain(daemon)
-    assert isinstance(item, Reveal) and item.how == "key"
+    assert isinstance(item, RevealStamp) and item.how == "key"
     reveal(daemon)
     press(view, "r")
     assert drain(daemon) == []
@@ -360,7 +360,7 @@ def test_line_mode_puts_each_command_on_the_queue_until_quit() -> None:
     out = io.StringIO()
     run_lines(view, io.StringIO(script), out)
     items = drain(daemon)
-    assert [type(i) for i in items] == [StartRound, Reveal, Cards]
+    assert [type(i) for i in items] == [StartRound, RevealStamp, Cards]
     assert items[2] == Cards({"ann": (Card.SEAL,), "bob": (Card.SHARK,), "cat": (Card.PLANKTON,)})
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("unknown command 'bogus'")

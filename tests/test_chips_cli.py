@@ -19,7 +19,7 @@ from companion.devices.outputs import TableOutputs
 from companion.devices.pins import OpenedFactory
 from companion.errors import InputError, RuleError
 from companion.games.chips import ChipsTable, Step
-from companion.referee.cues import Cue, Signal
+from companion.signals import Cue, Signal
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "chips.md"
@@ -147,9 +147,9 @@ def test_lights_follow_whoever_must_act() -> None:
     helper = Helper(ChipsTable.new(["ann", "bob"]), lambda cues: shown.append(list(cues)))
     assert shown == [[Cue(Signal.READY)]]  # no top card yet: nobody to light
     helper.command("5")
-    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.WIN, "ann")]
+    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.TURN, "ann")]
     helper.command("5 time")  # bob must reveal now
-    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.WIN, "bob")]
+    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.TURN, "bob")]
     count = len(shown)
     helper.command("9")  # refused: nothing changes, nothing is sent
     assert len(shown) == count
@@ -162,7 +162,7 @@ def test_lights_show_an_elimination_and_the_end() -> None:
     helper = Helper(table, lambda cues: shown.append(list(cues)))
     helper.command("mad 1")
     helper.command("no")
-    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.ELIMINATED, "ann"), Cue(Signal.WIN, "bob")]
+    assert shown[-1] == [Cue(Signal.READY), Cue(Signal.ELIMINATED, "ann"), Cue(Signal.TURN, "bob")]
     helper.table.mad["bob"] = 2
     helper.command("mad 1")
     helper.command("no")

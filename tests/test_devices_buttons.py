@@ -11,18 +11,18 @@ from gpiozero import LED, InputDevice
 from companion.devices.buttons import GpioPressSource, GpioRevealButton
 from companion.devices.pins import OpenedFactory
 from companion.errors import HardwareError
-from companion.referee.events import Edge, Reveal, SourceInfo, TimingClass
+from companion.signals import ButtonEdge, RevealStamp, SourceInfo, TimingClass
 
 PINS = {"ann": 17, "bob": 27, "cat": 22}
 
 
 @pytest.fixture
-def edges() -> list[Edge]:
+def edges() -> list[ButtonEdge]:
     return []
 
 
 @pytest.fixture
-def source(opened: OpenedFactory, edges: list[Edge]) -> Iterator[GpioPressSource]:
+def source(opened: OpenedFactory, edges: list[ButtonEdge]) -> Iterator[GpioPressSource]:
     source = GpioPressSource(PINS, opened, edges.append)
     try:
         yield source
@@ -31,7 +31,7 @@ def source(opened: OpenedFactory, edges: list[Edge]) -> Iterator[GpioPressSource
 
 
 def test_press_and_release_are_edges_stamped_at_the_pin_change(
-    opened: OpenedFactory, source: GpioPressSource, edges: list[Edge]
+    opened: OpenedFactory, source: GpioPressSource, edges: list[ButtonEdge]
 ) -> None:
     ann = opened.factory.pin(PINS["ann"])
     before = time.monotonic_ns()
@@ -51,16 +51,16 @@ def test_press_and_release_are_edges_stamped_at_the_pin_change(
 
 
 def test_stamp_is_the_pin_ticks_not_the_time_of_delivery(
-    opened: OpenedFactory, source: GpioPressSource, edges: list[Edge]
+    opened: OpenedFactory, source: GpioPressSource, edges: list[ButtonEdge]
 ) -> None:
     """What when_changed receives is the stamp, however late it is delivered."""
     callback = opened.factory.pin(PINS["bob"]).when_changed
     callback(12.345678901, False)  # as lgpio would: kernel ns / 1e9, level low
-    assert edges == [Edge("bob", True, 12_345_678_901, "gpio", 0)]
+    assert edges == [ButtonEdge("bob", True, 12_345_678_901, "gpio", 0)]
 
 
 def test_seq_counts_every_edge_of_the_source(
-    opened: OpenedFactory, source: GpioPressSource, edges: list[Edge]
+    opened: OpenedFactory, source: GpioPressSource, edges: list[ButtonEdge]
 ) -> None:
     f = opened.factory
     f.pin(PINS["ann"]).drive_low()
@@ -74,7 +74,7 @@ def test_seq_counts_every_edge_of_the_source(
 
 
 def test_each_pin_reports_its_own_player(
-    opened: OpenedFactory, source: GpioPressSource, edges: list[Edge]
+    opened: OpenedFactory, source: GpioPressSource, edges: list[ButtonEdge]
 ) -> None:
     for player, number in PINS.items():
         opened.factory.pin(number).drive_low()
@@ -94,7 +94,7 @@ def test_pins_are_pulled_up_inputs_on_both_edges_with_no_bounce_filter(
 
 
 def test_bounces_all_arrive_for_the_referee_to_debounce(
-    opened: OpenedFactory, source: GpioPressSource, edges: list[Edge]
+    opened: OpenedFactory, source: GpioPressSource, edges: list[ButtonEdge]
 ) -> None:
     cat = opened.factory.pin(PINS["cat"])
     for _ in range(3):
@@ -105,7 +105,7 @@ def test_bounces_all_arrive_for_the_referee_to_debounce(
 
 
 def test_lgpio_watchdog_level_is_ignored(
-    opened: OpenedFactory, source: GpioPressSource, edges: list[Edge]
+    opened: OpenedFactory, source: GpioPressSource, edges: list[ButtonEdge]
 ) -> None:
     opened.factory.pin(PINS["ann"]).when_changed(1.0, 2)
     assert edges == []
@@ -118,7 +118,7 @@ def test_info_names_the_timing_class_and_pins(source: GpioPressSource) -> None:
     assert "ann=GPIO17" in info.detail and "MockFactory" in info.detail
 
 
-def test_source_name_is_carried_on_edges(opened: OpenedFactory, edges: list[Edge]) -> None:
+def test_source_name_is_carried_on_edges(opened: OpenedFactory, edges: list[ButtonEdge]) -> None:
     source = GpioPressSource({"ann": 5}, opened, edges.append, name="table2")
     try:
         opened.factory.pin(5).drive_low()
@@ -136,9 +136,9 @@ def test_held_reports_buttons_down_now(opened: OpenedFactory, source: GpioPressS
 def test_a_failing_sink_does_not_break_the_pin_callback(
     opened: OpenedFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    got: list[Edge] = []
+    got: list[ButtonEdge] = []
 
-    def sink(edge: Edge) -> None:
+    def sink(edge: ButtonEdge) -> None:
         got.append(edge)
         if len(got) == 1:
             raise ValueError("queue full")
@@ -155,7 +155,7 @@ def test_a_failing_sink_does_not_break_the_pin_callback(
 
 
 def test_close_stops_edges_and_releases_the_pins(
-    opened: OpenedFactory, source: GpioPressSource, edges: list[Edge]
+    opened: OpenedFactory, source: GpioPressSource, edges: list[ButtonEdge]
 ) -> None:
     source.close()
     source.close()  # twice is fine
@@ -167,7 +167,7 @@ def test_close_stops_edges_and_releases_the_pins(
 
 
 def test_a_pin_used_twice_is_a_hardware_error_and_leaks_nothing(
-    opened: OpenedFactory, edges: list[Edge]
+    opened: OpenedFactory, edges: list[ButtonEdge]
 ) -> None:
     with pytest.raises(HardwareError, match="bob's button on GPIO17"):
         GpioPressSource({"ann": 17, "bob": 17}, opened, edges.append)
@@ -175,7 +175,7 @@ def test_a_pin_used_twice_is_a_hardware_error_and_leaks_nothing(
 
 
 def test_a_pin_taken_by_another_device_is_a_hardware_error(
-    opened: OpenedFactory, edges: list[Edge]
+    opened: OpenedFactory, edges: list[ButtonEdge]
 ) -> None:
     led = LED(17, pin_factory=opened.factory)
     try:
@@ -186,7 +186,7 @@ def test_a_pin_taken_by_another_device_is_a_hardware_error(
 
 
 def test_reveal_button_fires_on_press_only(opened: OpenedFactory) -> None:
-    reveals: list[Reveal] = []
+    reveals: list[RevealStamp] = []
     button = GpioRevealButton(21, opened, reveals.append)
     try:
         gpio = opened.factory.pin(21)

@@ -33,8 +33,7 @@ from companion.devices.outputs import (
 )
 from companion.devices.pins import OpenedFactory
 from companion.errors import HardwareError
-from companion.referee.cues import Cue, Signal
-from companion.referee.events import TimingClass
+from companion.signals import Cue, Signal, TimingClass
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER_SIGNALS = (

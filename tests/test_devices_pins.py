@@ -13,7 +13,7 @@ from companion.config import PIN_FACTORIES
 from companion.devices import pins
 from companion.devices.pins import OpenedFactory, open_factory
 from companion.errors import HardwareError
-from companion.referee.events import DEFAULT_UNCERTAINTY_US, TimingClass
+from companion.signals import DEFAULT_UNCERTAINTY_US, TimingClass
 
 MOCK_CLASS = "gpiozero.pins.mock:MockFactory"
 REAL = ("lgpio", "rpigpio", "native")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.devices.pins import open_factory
-from companion.referee.events import TimingClass
+from companion.signals import TimingClass
 
 MODEL = Path("/proc/device-tree/model")
 

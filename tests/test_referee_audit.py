@@ -12,8 +12,8 @@ from companion.games.chomp import Card, ChompGame
 from companion.referee.clock import ManualClock
 from companion.referee.core import Referee, Timing
 from companion.referee.daemon import Cards, RefereeDaemon, StartRound
-from companion.referee.events import Edge, SourceInfo, TimingClass
 from companion.referee.journal import JournalWriter
+from companion.signals import ButtonEdge, SourceInfo, TimingClass
 
 MS = 1_000_000
 US = 1_000
@@ -44,8 +44,8 @@ def record_game(path: Path) -> None:
         d.pump()
         reveal = clock.now_ns()
         for seq, (player, t_us) in enumerate(presses):
-            d.edge(Edge(player, True, reveal + t_us * US, "gpio", seq))
-            d.edge(Edge(player, False, reveal + t_us * US + 200 * US, "gpio", seq))
+            d.edge(ButtonEdge(player, True, reveal + t_us * US, "gpio", seq))
+            d.edge(ButtonEdge(player, False, reveal + t_us * US + 200 * US, "gpio", seq))
         d.put(Cards({p: (c,) for p, c in cards.items()}))
         clock.advance(1000 * MS)
         d.pump()

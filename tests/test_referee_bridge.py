@@ -14,8 +14,8 @@ from companion.demo import demo_config
 from companion.errors import InputError
 from companion.games.chomp import Card, Mode, TwoPlayerEnd
 from companion.referee.daemon import Cards, RefereeDaemon
-from companion.referee.events import Reveal, TimingClass
 from companion.referee.session import Session, open_session
+from companion.signals import RevealStamp, TimingClass
 from firmware_bridge.sim import SimDevice
 
 PLAYERS = ("ann", "bob", "cat")
@@ -81,7 +81,7 @@ def test_a_round_refereed_on_bridge_buttons(tmp_path: Path, pico: SimDevice) -> 
         daemon: RefereeDaemon = session.daemon
         results: list[object] = []
         daemon.on_result = results.append
-        daemon.put(Reveal(time.monotonic_ns(), "test"))
+        daemon.put(RevealStamp(time.monotonic_ns(), "test"))
         daemon.put(Cards({"ann": (Card.PLANKTON,), "bob": (Card.SEAL,), "cat": (Card.SHARK,)}))
         daemon.pump()
         pico.press(2)  # cat slaps on the Pico

@@ -13,10 +13,9 @@ from companion.errors import InputError, RuleError
 from companion.games.chomp import Card, ChompGame, Outcome, Reason
 from companion.referee.clock import ManualClock
 from companion.referee.core import TRANSITIONS, Phase, Referee, Step, Timing
-from companion.referee.cues import Cue, Signal
 from companion.referee.daemon import Cards, RefereeDaemon, StartRound
-from companion.referee.events import Edge, Reveal, SourceInfo, TimingClass
 from companion.referee.journal import JournalWriter, read_journal
+from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo, TimingClass
 
 US = 1_000
 MS = 1_000_000
@@ -45,16 +44,16 @@ def referee(**changes: float) -> Referee:
     return Referee(game, timing(**changes), [KERNEL])
 
 
-def press(player: str, stamp_ns: int, seq: int = 0) -> Edge:
-    return Edge(player, True, stamp_ns, "gpio", seq)
+def press(player: str, stamp_ns: int, seq: int = 0) -> ButtonEdge:
+    return ButtonEdge(player, True, stamp_ns, "gpio", seq)
 
 
-def release(player: str, stamp_ns: int, seq: int = 0) -> Edge:
-    return Edge(player, False, stamp_ns, "gpio", seq)
+def release(player: str, stamp_ns: int, seq: int = 0) -> ButtonEdge:
+    return ButtonEdge(player, False, stamp_ns, "gpio", seq)
 
 
 def revealed(ref: Referee, at_ns: int = 10 * MS) -> int:
-    ref.reveal(Reveal(at_ns, "button"))
+    ref.reveal(RevealStamp(at_ns, "button"))
     assert ref.phase is Phase.REVEALED
     return at_ns
 
@@ -202,7 +201,7 @@ def test_c4_press_just_before_a_reveal_button_is_a_false_start() -> None:
     ref = referee(countdown_interval_ms=600)
     ref.on_edge(press("ann", 100 * MS), 100 * MS)  # long before: not part of the round
     ref.on_edge(press("cat", 1_900 * MS), 1_900 * MS)  # 100 ms before the reveal
-    step = ref.reveal(Reveal(2_000 * MS, "button"))
+    step = ref.reveal(RevealStamp(2_000 * MS, "button"))
     recounted = [e for e in step.journal if e["type"] == "edge"]
     assert [(e["player"], e["use"]) for e in recounted] == [("cat", "press")]
     ref.on_edge(press("bob", 2_300 * MS), 2_300 * MS)
@@ -227,7 +226,7 @@ def test_press_between_rounds_is_journalled_but_not_counted() -> None:
 def test_any_arrival_order_gives_the_same_verdict(
     stamps: list[tuple[str, int]], order: object, cards: list[Card]
 ) -> None:
-    def run(edges: list[Edge]) -> object:
+    def run(edges: list[ButtonEdge]) -> object:
         ref = referee(lockout_ms=0)
         t0 = revealed(ref, 10 * MS)
         for e in edges:
@@ -353,6 +352,6 @@ def test_bounce_on_release_is_not_a_new_press() -> None:
     t0 = revealed(ref)
     uses = []
     for i, (pressed, dt) in enumerate(((True, 0), (False, 400 * MS), (True, 400 * MS + 3 * MS))):
-        edge = Edge("bob", pressed, t0 + 100 * MS + dt, "gpio", i)
+        edge = ButtonEdge("bob", pressed, t0 + 100 * MS + dt, "gpio", i)
         uses.append(ref.on_edge(edge, edge.stamp_ns).journal[0]["use"])
     assert uses == ["press", "release", "bounce"]

@@ -23,11 +23,10 @@ from companion.errors import ConfigError
 from companion.games.chomp import Card, Hand, Mode, TwoPlayerEnd
 from companion.referee.clock import ManualClock
 from companion.referee.core import Phase
-from companion.referee.cues import Cue, Signal
 from companion.referee.daemon import Cards, StartRound
-from companion.referee.events import Edge, Reveal, TimingClass
 from companion.referee.journal import read_journal
 from companion.referee.session import Session, open_session
+from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, TimingClass
 
 MS = 1_000_000
 PLAYERS = ("ann", "bob", "cat")
@@ -82,8 +81,8 @@ def play_round(session: Session, clock: ManualClock, cards: dict[str, Hand], sla
     daemon.pump()
     assert session.referee.phase is Phase.REVEALED
     clock.advance(50 * MS)
-    daemon.put(Edge(slapper, True, clock.now_ns(), "gpio", 0))
-    daemon.put(Edge(slapper, False, clock.now_ns() + 40 * MS, "gpio", 1))
+    daemon.put(ButtonEdge(slapper, True, clock.now_ns(), "gpio", 0))
+    daemon.put(ButtonEdge(slapper, False, clock.now_ns() + 40 * MS, "gpio", 1))
     daemon.put(Cards(cards))
     clock.advance(100 * MS)
     daemon.pump()
@@ -223,7 +222,7 @@ def test_a_round_played_on_the_mock_pins(config: RefereeConfig, opener: Opener) 
     factory = session.devices["factory"].factory
     daemon = session.daemon
     reveal = clock.now_ns()
-    daemon.put(Reveal(reveal, "key"))
+    daemon.put(RevealStamp(reveal, "key"))
     daemon.pump()
     factory.pin(17).drive_low()  # ann slaps
     factory.pin(17).drive_high()
@@ -251,7 +250,7 @@ def test_a_button_held_down_at_start_is_reported_then_flagged_stuck(
     messages: list[str] = []
     session = opener(config, clock=clock, notify=messages.append)
     edge = session.daemon.inbox.get_nowait()
-    assert edge == Edge("ann", True, clock.now_ns(), "gpio", -1)
+    assert edge == ButtonEdge("ann", True, clock.now_ns(), "gpio", -1)
     assert session.daemon.inbox.empty()
     session.daemon.put(edge)
     session.daemon.pump()

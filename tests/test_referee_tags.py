@@ -14,8 +14,8 @@ from companion.demo import demo_config
 from companion.errors import InputError
 from companion.games.chomp import Mode, TwoPlayerEnd
 from companion.referee.daemon import RefereeDaemon
-from companion.referee.events import Reveal
 from companion.referee.session import Session, open_session
+from companion.signals import RevealStamp
 from companion.tags.readers import CallbackReader
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,7 +78,7 @@ def test_a_round_whose_cards_come_from_their_tags(
     daemon.notify = messages.append
     results: list[object] = []
     daemon.on_result = results.append
-    daemon.put(Reveal(time.monotonic_ns(), "test"))
+    daemon.put(RevealStamp(time.monotonic_ns(), "test"))
     daemon.pump()
     session.devices["factory"].factory.pin(22).drive_low()  # cat slaps
     daemon.pump()
@@ -97,7 +97,7 @@ def test_a_card_read_twice_is_a_prompt_not_a_guess(tagged: tuple[Session, Callba
     daemon = session.daemon
     messages: list[str] = []
     daemon.notify = messages.append
-    daemon.put(Reveal(time.monotonic_ns(), "test"))
+    daemon.put(RevealStamp(time.monotonic_ns(), "test"))
     daemon.pump()
     seal = bytes.fromhex(uid_of("seal"))
     reader.push(0, seal)

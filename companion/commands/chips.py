@@ -9,7 +9,7 @@ full screen; with piped input it reads one command per line (for scripts and tes
 With ``--config`` each player may have an LED, driven through
 :class:`companion.devices.outputs.TableOutputs` (docs/chips.md has the table):
 
-* the LED of the player who must act now is lit: ``Cue(Signal.WIN, player)`` after a
+* the LED of the player who must act now is lit: ``Cue(Signal.TURN, player)`` after a
   ``Cue(Signal.READY)`` that clears every LED (and lights the status LED);
 * a player eliminated by her third Mad Fish: ``Cue(Signal.ELIMINATED, player)``;
 * the end: ``Cue(Signal.GAME_OVER, winner)``.
@@ -47,7 +47,7 @@ from companion.games.chips import (
     rules_from_dict,
     table_from_dict,
 )
-from companion.referee.cues import Cue, Signal
+from companion.signals import Cue, Signal
 
 # --------------------------------------------------------------------------------------
 # The command line
@@ -357,7 +357,7 @@ class Helper:
         if t.winner is not None:
             cues.append(Cue(Signal.GAME_OVER, t.winner))
         elif actor is not None:
-            cues.append(Cue(Signal.WIN, actor))
+            cues.append(Cue(Signal.TURN, actor))
         self.shown = now
         self.render(cues)
 

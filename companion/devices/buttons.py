@@ -18,7 +18,7 @@ from gpiozero import InputDevice
 
 from companion.devices.pins import OpenedFactory
 from companion.errors import HardwareError
-from companion.referee.events import Edge, Reveal, SourceInfo
+from companion.signals import ButtonEdge, RevealStamp, SourceInfo
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ def _unwatch(device: Any) -> None:
 
 
 class GpioPressSource:
-    """The players' slap buttons on GPIO, handing each edge to ``sink`` as an Edge.
+    """The players' slap buttons on GPIO, handing each edge to ``sink`` as an ButtonEdge.
 
     ``sink`` runs on the pin driver's thread (lgpio's alert thread, RPi.GPIO's callback
     thread, or the test that drives a mock pin), so it must only queue the edge.
@@ -65,7 +65,7 @@ class GpioPressSource:
         self,
         buttons: Mapping[str, int],
         opened: OpenedFactory,
-        sink: Callable[[Edge], None],
+        sink: Callable[[ButtonEdge], None],
         name: str = "gpio",
     ) -> None:
         self._opened = opened
@@ -85,7 +85,7 @@ class GpioPressSource:
             raise
 
     def _callback(
-        self, player: str, sink: Callable[[Edge], None], seq: itertools.count[int]
+        self, player: str, sink: Callable[[ButtonEdge], None], seq: itertools.count[int]
     ) -> PinCallback:
         to_ns = self._opened.ticks_to_ns
         source = self._name
@@ -93,7 +93,7 @@ class GpioPressSource:
         def on_change(ticks: float, state: int) -> None:
             if state not in (0, 1):  # lgpio reports a watchdog timeout as level 2
                 return
-            edge = Edge(player, not state, to_ns(ticks), source, next(seq))
+            edge = ButtonEdge(player, not state, to_ns(ticks), source, next(seq))
             try:
                 sink(edge)
             except Exception:  # never let a sink error kill the driver's thread
@@ -127,14 +127,16 @@ class GpioRevealButton:
     referee keeps the one it needs.
     """
 
-    def __init__(self, pin: int, opened: OpenedFactory, sink: Callable[[Reveal], None]) -> None:
+    def __init__(
+        self, pin: int, opened: OpenedFactory, sink: Callable[[RevealStamp], None]
+    ) -> None:
         to_ns = opened.ticks_to_ns
 
         def on_change(ticks: float, state: int) -> None:
             if state != 0:  # released (1) or lgpio's watchdog (2)
                 return
             try:
-                sink(Reveal(to_ns(ticks), "button"))
+                sink(RevealStamp(to_ns(ticks), "button"))
             except Exception:  # never let a sink error kill the driver's thread
                 log.exception("reveal sink failed")
 

@@ -25,7 +25,7 @@ from gpiozero.tones import Tone
 from companion.config import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.devices.pins import OpenedFactory
 from companion.errors import HardwareError
-from companion.referee.cues import Cue, Signal
+from companion.signals import Cue, Signal
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +73,9 @@ LED_PATTERNS: dict[Signal, Pattern] = {
     Signal.GAME_OVER: _blink(0.8, 0.2),
     Signal.STUCK: Pattern(((1.0, 0.1), (0.0, 0.1), (1.0, 0.1), (0.0, 0.7)), repeat=True),
     Signal.UNSTUCK: OFF,
+    Signal.TURN: Pattern(((1.0, 1.8), (0.0, 0.2)), repeat=True),  # on, a dip every 2 s
+    Signal.LOCKED_IN: Pattern(((1.0, 0.1), (0.0, 0.1), (1.0, 0.0))),  # a wink, then on
+    Signal.BITTEN: _blink(0.08, 0.4),
 }
 
 # Table-wide signals where the status LED differs from the players' LEDs.
@@ -98,6 +101,9 @@ COLOURS: dict[Signal, Colour] = {
     Signal.GAME_OVER: (0.0, 1.0, 0.0),  # green
     Signal.STUCK: (1.0, 0.0, 0.0),  # red
     Signal.UNSTUCK: (0.0, 0.0, 0.0),  # off
+    Signal.TURN: (0.0, 1.0, 0.0),  # green
+    Signal.LOCKED_IN: (1.0, 1.0, 1.0),  # white
+    Signal.BITTEN: (1.0, 0.0, 0.0),  # red
 }
 
 # The buzzer. An active buzzer plays the rhythm on its own fixed tone; a passive one
@@ -126,6 +132,9 @@ SOUNDS: dict[Signal, tuple[Note, ...]] = {
         ("E6", 0.12),
         ("G6", 0.6),
     ),
+    Signal.TURN: (("C6", 0.08), (None, 0.06), ("G6", 0.12)),
+    Signal.LOCKED_IN: (("C6", 0.08), (None, 0.06), ("G6", 0.12)),
+    Signal.BITTEN: (("A3", 0.15), (None, 0.1), ("A3", 0.15), (None, 0.1), ("A3", 0.15)),
 }
 SOUND_GAP_S = 0.15  # between two sounds of one render
 PASSIVE_MID_TONE = "A5"  # a TonalBuzzer spans A3 to A7 around this

@@ -20,7 +20,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.config import PIN_FACTORIES
 from companion.errors import HardwareError
-from companion.referee.events import DEFAULT_UNCERTAINTY_US, TimingClass
+from companion.signals import DEFAULT_UNCERTAINTY_US, TimingClass
 
 ENV_VAR = "GPIOZERO_PIN_FACTORY"
 

@@ -35,8 +35,9 @@ from companion.games.chomp import (
     Verdict,
     judge,
 )
-from companion.referee.cues import Cue, Signal, cues_for_verdict
-from companion.referee.events import Edge, Reveal, SourceInfo, effective_tie_window_us
+from companion.referee.cues import cues_for_verdict
+from companion.referee.tie_window import effective_tie_window_us
+from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo
 
 ALREADY_DUE = -(2**63)  # a deadline that has passed on any clock
 
@@ -227,7 +228,7 @@ class Referee:
         step.extend(self.tick(now_ns))
         return step
 
-    def reveal(self, reveal: Reveal) -> Step:
+    def reveal(self, reveal: RevealStamp) -> Step:
         """A reveal button or key: the round opens (if need be) and the cards are up."""
         if self.phase is Phase.OVER:
             return Step(messages=["the game is over"])
@@ -272,7 +273,7 @@ class Referee:
         entry = {"type": "reveal", "n": self.round.number, "stamp_ns": stamp_ns, "how": how}
         return Step(cues=[Cue(Signal.REVEAL)], journal=[entry])
 
-    def on_edge(self, edge: Edge, now_ns: int) -> Step:
+    def on_edge(self, edge: ButtonEdge, now_ns: int) -> Step:
         """A button edge, stamped at the hardware. Order of arrival does not matter."""
         button = self.buttons.get(edge.player)
         if button is None:

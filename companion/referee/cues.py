@@ -7,35 +7,8 @@ what a feeding frenzy looks like.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
-
 from companion.games.chomp import Outcome, Reason, Verdict
-
-
-class Signal(StrEnum):
-    READY = "ready"  # a new round is about to start: LEDs off, status LED on
-    COUNTDOWN = "countdown"  # one countdown beep
-    REVEAL = "reveal"  # turn the cards over now
-    WIN = "win"  # this player takes the cards
-    BAD_CHOMP = "bad_chomp"  # this player pays a penalty card
-    TIE = "tie"  # this player tied for first
-    FRENZY = "frenzy"  # this player won a feeding frenzy
-    INK_OUT = "ink_out"  # octopus: everyone's cards to the pot
-    ALL_SAME = "all_same"  # every card the same: to the pot
-    WAR = "war"  # two-player war: to the pot
-    NO_WINNER = "no_winner"  # round timed out
-    ELIMINATED = "eliminated"  # this player is out
-    GAME_OVER = "game_over"  # this player won the game (player None: a draw)
-    STUCK = "stuck"  # this player's button is held down: ignored until released
-    UNSTUCK = "unstuck"  # released again
-
-
-@dataclass(frozen=True, slots=True)
-class Cue:
-    signal: Signal
-    player: str | None = None  # None: the whole table (buzzer, every LED, status LED)
-
+from companion.signals import Cue, Signal
 
 _TABLE_SIGNAL = {
     Outcome.INK_OUT: Signal.INK_OUT,

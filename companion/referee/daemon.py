@@ -21,9 +21,8 @@ from companion.errors import CompanionError
 from companion.games.chomp import Hand, RoundResult
 from companion.referee.clock import Clock
 from companion.referee.core import Referee, Step
-from companion.referee.cues import Cue
-from companion.referee.events import Edge, Reveal
 from companion.referee.journal import JournalWriter
+from companion.signals import ButtonEdge, Cue, RevealStamp
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,7 @@ class Stop:
     pass
 
 
-Input = Edge | Reveal | StartRound | Cards | Stop
+Input = ButtonEdge | RevealStamp | StartRound | Cards | Stop
 
 
 class RefereeDaemon:
@@ -76,7 +75,7 @@ class RefereeDaemon:
     def put(self, item: Input) -> None:
         self.inbox.put(item)
 
-    def edge(self, edge: Edge) -> None:
+    def edge(self, edge: ButtonEdge) -> None:
         self.inbox.put(edge)
 
     # ---------------------------------------------------------------- the loop ----------
@@ -86,9 +85,9 @@ class RefereeDaemon:
         ref = self.referee
         with self.lock:
             try:
-                if isinstance(item, Edge):
+                if isinstance(item, ButtonEdge):
                     step = ref.on_edge(item, now_ns)
-                elif isinstance(item, Reveal):
+                elif isinstance(item, RevealStamp):
                     step = ref.reveal(item)
                 elif isinstance(item, StartRound):
                     step = ref.start_countdown(now_ns)

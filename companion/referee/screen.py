@@ -25,7 +25,7 @@ from companion import terminal
 from companion.games.chomp import CARD_NAMES, Hand, RoundResult
 from companion.referee.card_entry import LEGEND, CardEntry
 from companion.referee.daemon import Cards, RefereeDaemon, StartRound, Stop
-from companion.referee.events import Reveal
+from companion.signals import RevealStamp
 
 LedState = Callable[[str], float]  # player -> brightness 0..1 (0 when the player has no LED)
 
@@ -89,7 +89,7 @@ class TableView:
             self.daemon.put(StartRound())
             return True
         if key in ("r", "R") and status["phase"] == "ready":
-            self.daemon.put(Reveal(time.monotonic_ns(), "key"))
+            self.daemon.put(RevealStamp(time.monotonic_ns(), "key"))
             return True
         if entry is not None and status["waiting_for_cards"] and entry.key(key):
             return True
@@ -145,7 +145,7 @@ def run_lines(view: TableView, stream: TextIO, out: TextIO) -> None:
         if command == "start":
             daemon.put(StartRound())
         elif command == "reveal":
-            daemon.put(Reveal(time.monotonic_ns(), "key"))
+            daemon.put(RevealStamp(time.monotonic_ns(), "key"))
         elif command == "cards":
             try:
                 daemon.put(Cards(parse_cards_line(words[1:])))

@@ -19,8 +19,8 @@ from companion.games.chomp import ChompGame
 from companion.referee.clock import Clock, MonotonicClock
 from companion.referee.core import Referee, Timing
 from companion.referee.daemon import Input, RefereeDaemon
-from companion.referee.events import Edge, SourceInfo
 from companion.referee.journal import JournalWriter, read_journal
+from companion.signals import ButtonEdge, SourceInfo
 
 
 def timing_of(config: RefereeConfig) -> Timing:
@@ -251,7 +251,7 @@ def open_session(
         for player, source in sorted(held):
             # Already down at start: no edge will come, so report one; held on, it is
             # flagged stuck like any other.
-            inbox.put(Edge(player, True, clock.now_ns(), source, -1))
+            inbox.put(ButtonEdge(player, True, clock.now_ns(), source, -1))
         if config.tags is not None:
             devices["tags"] = _tag_reveal(config, daemon, inbox, notify)
         if config.reveal_button is not None:

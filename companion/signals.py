@@ -1,4 +1,9 @@
-"""What the referee hears: edges with the stamp the hardware gave them.
+"""The shared vocabulary of the table: what a source hears and what the table shows.
+
+Everything here is plain data with one meaning each, so the referee, the devices, the
+table apps and (through an adapter) the Pico bridge can all speak it without importing
+each other: a press is a :class:`ButtonEdge`, the instant the cards were turned is a
+:class:`RevealStamp`, and what the lights and the buzzer should say is a :class:`Cue`.
 
 Every stamp is an integer of nanoseconds on the host's monotonic timeline (the one
 ``time.monotonic_ns()`` reads: CLOCK_MONOTONIC on Linux, which is also the clock the kernel
@@ -46,8 +51,8 @@ class SourceInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class Edge:
-    """A button changed state: pressed (the slap) or released."""
+class ButtonEdge:
+    """A player's button changed state: pressed (the slap) or released."""
 
     player: str
     pressed: bool
@@ -57,28 +62,39 @@ class Edge:
 
 
 @dataclass(frozen=True, slots=True)
-class Reveal:
+class RevealStamp:
     """The instant the cards were turned over: the end of the countdown, or a button."""
 
     stamp_ns: int
     how: str  # "countdown", "button", "key"
 
 
-def effective_tie_window_us(configured_us: int, sources: list[SourceInfo]) -> tuple[int, str]:
-    """The tie window the referee may honestly use, and a warning if it had to raise it.
+class Signal(StrEnum):
+    """One meaning each: the devices decide how it looks and sounds (hardware/SIGNALS.md)."""
 
-    Two stamps from one source can be misordered by up to that source's uncertainty; from two
-    different sources, by the sum of both. A window finer than that would claim an order the
-    stamps cannot support, so it is raised (C5 with honest clocks).
-    """
-    if not sources:
-        return configured_us, ""
-    ordered = sorted((s.uncertainty_us for s in sources), reverse=True)
-    floor = ordered[0] if len(ordered) == 1 else ordered[0] + ordered[1]
-    if configured_us >= floor:
-        return configured_us, ""
-    names = ", ".join(f"{s.name} ±{s.uncertainty_us} us" for s in sources)
-    return (
-        floor,
-        f"tie window raised from {configured_us} to {floor} us to match the clocks ({names})",
-    )
+    READY = "ready"  # a new round is about to start: LEDs off, status LED on
+    COUNTDOWN = "countdown"  # one countdown beep
+    REVEAL = "reveal"  # turn the cards over now
+    WIN = "win"  # this player takes the cards
+    BAD_CHOMP = "bad_chomp"  # this player pays a penalty card
+    TIE = "tie"  # this player tied for first
+    FRENZY = "frenzy"  # this player won a feeding frenzy
+    INK_OUT = "ink_out"  # octopus: everyone's cards to the pot
+    ALL_SAME = "all_same"  # every card the same: to the pot
+    WAR = "war"  # two-player war: to the pot
+    NO_WINNER = "no_winner"  # round timed out
+    ELIMINATED = "eliminated"  # this player is out
+    GAME_OVER = "game_over"  # this player won the game (player None: a draw)
+    STUCK = "stuck"  # this player's button is held down: ignored until released
+    UNSTUCK = "unstuck"  # released again
+    TURN = "turn"  # it is this player's turn to act (Chips, Food Chain)
+    LOCKED_IN = "locked_in"  # this player (or robot) has locked in a card (Get Bit!)
+    BITTEN = "bitten"  # the shark bit this robot (Get Bit!)
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """A signal for one player (or, with ``player`` None, the whole table)."""
+
+    signal: Signal
+    player: str | None = None

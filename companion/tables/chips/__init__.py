@@ -1,0 +1,1 @@
+"""The chips table app."""

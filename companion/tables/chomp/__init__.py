@@ -1,0 +1,1 @@
+"""The chomp table app."""

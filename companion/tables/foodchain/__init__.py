@@ -1,0 +1,1 @@
+"""The foodchain table app."""

@@ -1,0 +1,1 @@
+"""The getbit table app."""
