@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from companion.commands.chomp import details, does, headline
 from companion.games.chomp import Outcome, Reason, Verdict
+from companion.games.chomp_text import details, does, headline
 
 
 def test_a_named_player_wins_and_you_win() -> None:

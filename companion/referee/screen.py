@@ -31,7 +31,7 @@ LedState = Callable[[str], float]  # player -> brightness 0..1 (0 when the playe
 
 
 def _headline(result: RoundResult) -> str:
-    from companion.commands.chomp import headline
+    from companion.games.chomp_text import headline
 
     return headline(result.verdict)
 
@@ -55,7 +55,7 @@ class TableView:
         self.messages.append(message)
 
     def on_result(self, result: RoundResult) -> None:
-        from companion.commands.chomp import details
+        from companion.games.chomp_text import details
 
         self.last = [f"Round {self.daemon.referee.rounds_played}: {_headline(result)}"]
         self.last += details(result.verdict)
@@ -246,7 +246,7 @@ def draw(
         put(y, 0, "Cards are up: SLAP!", curses.A_BOLD)
     elif status["over"]:
         winner = status["winner"]
-        from companion.commands.chomp import does
+        from companion.games.chomp_text import does
 
         over = f"Game over: {does(winner, 'wins')}!" if winner else "Game over: a draw."
         put(y, 0, over, curses.A_BOLD)
