@@ -1,6 +1,6 @@
 """CHOMP!: one named test per rule of the rulebook and per house ruling C1-C16.
 
-Rulebook: shared/rules/chomp-slap-card-game.txt. Rulings: shared/spec/rulings.md.
+Rulebook: the CHOMP! rulebook (the slap card game). Rulings: docs/rulings.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Chomp (the dinosaur land game): one named test per scoring rule of the rulebook and per
 house ruling D1-D5, and the rulebook's worked example A-L herd by herd.
 
-Rulebook: shared/rules/chomp-dinosaur-land.txt. Rulings: shared/spec/rulings.md. Placement
+Rulebook: the Chomp rulebook (the dinosaur land game). Rulings: docs/rulings.md. Placement
 (D6) is in test_dino_catalog.py. Most lands here are typed as text grids
 (docs/dino-grid.md): a section is named after its first cell, ``A1`` top-left.
 """

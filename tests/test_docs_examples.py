@@ -1,14 +1,26 @@
-"""Every ``console`` example in README.md and docs/*.md runs and prints what the page shows.
+"""Every example in README.md and docs/*.md runs and prints what the page shows.
 
-The pages are the user's manual; running them keeps them true to the code.
+The pages are the user's manual and, in docs/formats.md, the JSON contract; running them
+keeps them true to the code. Two kinds of example are run, each as its own test named
+after its page and line, so a failure points at the block to fix:
+
+- a fenced block (of any language) that starts with ``$ companion ...``: the command's
+  output follows it; lines starting with ``> `` are typed on standard input (and echoed);
+- a block after ``**Input** to `companion ...` `` (or a ``**Run** `companion ...` `` line)
+  and the block after the next ``**Output**``: the input is given to the command (on
+  standard input for ``-``, else as the named file) and the output compared, exactly, as
+  an *(excerpt)* or as a *(shape)*.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,53 +29,269 @@ from companion.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-
-def console_examples(page: Path) -> list[tuple[str, str]]:
-    """(command, expected output) pairs of a page's ```console blocks."""
-    examples = []
-    for block in re.findall(r"```console\n(.*?)```", page.read_text("utf-8"), re.S):
-        command: str | None = None
-        expected: list[str] = []
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                if command is not None:
-                    examples.append((command, "\n".join(expected)))
-                command, expected = line[2:], []
-            else:
-                expected.append(line)
-        if command is not None:
-            examples.append((command, "\n".join(expected)))
-    return examples
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)
+INPUT = re.compile(r"^\*\*Input\*\*(?: `([^`]+)`)? to `(companion [^`]+)`")
+RUN = re.compile(r"^\*\*Run\*\* `(companion [^`]+)`")
+OUTPUT = re.compile(r"^\*\*Output\*\*(?: \((excerpt|shape)\))?(?: \(exit status (\d+)\))?")
 
 
-EXAMPLES = [
-    (page.relative_to(ROOT).as_posix(), command, expected)
-    for page in PAGES
-    for command, expected in console_examples(page)
-]
+@dataclass(frozen=True)
+class Block:
+    page: str
+    line: int  # of the opening fence
+    language: str
+    text: str
+
+
+def blocks(page: Path) -> list[Block]:
+    """Every fenced block of a page, with the line of its opening fence."""
+    text = page.read_text("utf-8")
+    name = page.relative_to(ROOT).as_posix()
+    return [
+        Block(name, text.count("\n", 0, m.start()) + 1, m.group(1).strip(), m.group(2))
+        for m in FENCE.finditer(text)
+    ]
+
+
+# ------------------------------------------------------------ $ command blocks ----------
+
+
+@dataclass(frozen=True)
+class Transcript:
+    page: str
+    line: int
+    command: str
+    typed: tuple[str, ...]
+    expected: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}: {self.command}"
+
+
+def transcripts(block: Block) -> list[Transcript]:
+    """The commands of a block that starts with ``$ companion``, each with its output."""
+    if not block.text.startswith("$ companion"):
+        return []
+    found: list[Transcript] = []
+    command: str | None = None
+    start = block.line
+    expected: list[str] = []
+    for offset, line in enumerate(block.text.splitlines(), 1):
+        if line.startswith("$ "):
+            if command is not None:
+                found.append(_transcript(block.page, start, command, expected))
+            command, start, expected = line[2:], block.line + offset, []
+        else:
+            expected.append(line)
+    if command is not None:
+        found.append(_transcript(block.page, start, command, expected))
+    return found
+
+
+def _transcript(page: str, line: int, command: str, expected: list[str]) -> Transcript:
+    typed = tuple(e[2:] for e in expected if e.startswith("> "))
+    return Transcript(page, line, command, typed, "\n".join(expected))
+
+
+TRANSCRIPTS = [t for page in PAGES for b in blocks(page) for t in transcripts(b)]
+
+
+def run(
+    argv: list[str], stdin: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
 def test_the_manual_has_examples_on_every_game_page() -> None:
-    pages = {page for page, _, _ in EXAMPLES}
-    assert {"README.md", "docs/dino-grid.md", "docs/foodchain.md"} <= pages
+    pages = {t.page for t in TRANSCRIPTS}
+    assert {"README.md", "docs/dino-grid.md", "docs/foodchain.md", "docs/getbit.md"} <= pages
 
 
-@pytest.mark.parametrize(
-    ("page", "command", "expected"), EXAMPLES, ids=[f"{p}: {c}" for p, c, _ in EXAMPLES]
-)
+@pytest.mark.parametrize("example", TRANSCRIPTS, ids=[t.id for t in TRANSCRIPTS])
 def test_example_prints_what_the_page_shows(
-    page: str, command: str, expected: str, repo_root: Path, capsys: pytest.CaptureFixture[str]
+    example: Transcript,
+    repo_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = shlex.split(command)
-    assert argv[0] == "companion", f"{page}: only companion commands are run"
-    status = main(argv[1:])
-    out, err = capsys.readouterr()
-    assert (out + err).rstrip("\n") == expected.rstrip("\n")
+    argv = shlex.split(example.command)
+    assert argv[0] == "companion", f"{example.id}: only companion commands are run"
+    stdin = "".join(f"{line}\n" for line in example.typed)
+    status, out, err = run(argv[1:], stdin, monkeypatch, capsys)
+    assert (out + err).rstrip("\n") == example.expected.rstrip("\n")
     refused = bool(err) and "warning" not in err
     assert status == (2 if refused else 0)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_json_blocks_on_the_page_are_json(page: Path) -> None:
-    for block in re.findall(r"```json\n(.*?)```", page.read_text("utf-8"), re.S):
-        json.loads(block)
+# ------------------------------------------------------------ Input / Output pairs ------
+
+
+@dataclass(frozen=True)
+class Exchange:
+    page: str
+    line: int  # of the output block
+    command: str
+    file: str | None  # the name the input is written to, or None for standard input
+    given: Block | None
+    mode: str  # "exact", "excerpt" or "shape"
+    status: int | None
+    output: Block
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}: {self.command}"
+
+
+def exchanges(page: Path) -> list[Exchange]:
+    """The **Input**/**Run** and **Output** pairs of a page, in order."""
+    text = page.read_text("utf-8")
+    found: list[Exchange] = []
+    pending: dict[str, Any] | None = None  # the command waiting for its output
+    output: dict[str, Any] | None = None  # the **Output** marker waiting for its block
+    want_input = False
+    every = blocks(page)
+    position = 0
+    for block, match in zip(every, FENCE.finditer(text), strict=True):
+        for line in text[position : match.start()].splitlines():
+            if m := INPUT.match(line):
+                pending, want_input, output = (
+                    {"command": m[2], "file": m[1], "given": None},
+                    True,
+                    None,
+                )
+            elif m := RUN.match(line):
+                pending, want_input, output = (
+                    {"command": m[1], "file": None, "given": None},
+                    False,
+                    None,
+                )
+            elif (m := OUTPUT.match(line)) and pending is not None:
+                output = {"mode": m[1] or "exact", "status": int(m[2]) if m[2] else None}
+        position = match.end()
+        if pending is not None and want_input:
+            pending["given"], want_input = block, False
+        elif pending is not None and output is not None:
+            found.append(Exchange(block.page, block.line, output=block, **pending, **output))
+            pending = output = None
+    return found
+
+
+EXCHANGES = [e for page in PAGES for e in exchanges(page)]
+
+
+def test_formats_page_has_its_examples() -> None:
+    commands = {e.command.split(" -")[0] for e in EXCHANGES if e.page == "docs/formats.md"}
+    assert {
+        "companion chomp judge",
+        "companion chomp replay",
+        "companion chomp audit",
+        "companion dino score",
+        "companion dino game",
+        "companion getbit replay",
+        "companion foodchain score",
+        "companion tags check",
+    } <= {c.split(" journal")[0] for c in commands}
+
+
+def kind(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return repr(value) if value is None else "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def excerpt_of(actual: object, shown: object, where: str = "") -> list[str]:
+    """Where ``shown`` is not part of ``actual``: every key shown, with its value."""
+    if isinstance(shown, dict):
+        if not isinstance(actual, dict):
+            return [f"{where or 'top'}: {kind(actual)}, not an object"]
+        problems = [f"{where}.{k}: missing" for k in shown if k not in actual]
+        for k in shown:
+            if k in actual:
+                problems += excerpt_of(actual[k], shown[k], f"{where}.{k}")
+        return problems
+    if isinstance(shown, list):
+        if not isinstance(actual, list) or len(actual) != len(shown):
+            return [f"{where}: {actual!r} is not a list of {len(shown)}"]
+        return [
+            p
+            for i, (a, s) in enumerate(zip(actual, shown, strict=True))
+            for p in excerpt_of(a, s, f"{where}[{i}]")
+        ]
+    return [] if actual == shown else [f"{where}: {actual!r}, the page shows {shown!r}"]
+
+
+def shape_of(actual: object, shown: object, where: str = "") -> list[str]:
+    """Where ``actual`` has other keys, or other kinds of value, than ``shown``."""
+    if isinstance(shown, dict):
+        if not isinstance(actual, dict):
+            return [f"{where or 'top'}: {kind(actual)}, not an object"]
+        if set(actual) != set(shown):
+            return [f"{where or 'top'}: keys {sorted(actual)}, the page shows {sorted(shown)}"]
+        return [p for k in shown for p in shape_of(actual[k], shown[k], f"{where}.{k}")]
+    if isinstance(shown, list):
+        if not isinstance(actual, list):
+            return [f"{where}: {kind(actual)}, not a list"]
+        return [
+            p for i, a in enumerate(actual) if shown for p in shape_of(a, shown[0], f"{where}[{i}]")
+        ]
+    return (
+        []
+        if kind(actual) == kind(shown)
+        else [f"{where}: {kind(actual)}, the page shows {kind(shown)}"]
+    )
+
+
+@pytest.mark.parametrize("example", EXCHANGES, ids=[e.id for e in EXCHANGES])
+def test_input_gives_the_output_the_page_shows(
+    example: Exchange,
+    repo_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = shlex.split(example.command)[1:]
+    stdin = ""
+    given = example.given.text if example.given else ""
+    if example.file:
+        path = tmp_path / example.file
+        path.write_text(given, encoding="utf-8")
+        argv = [str(path) if a == example.file else a for a in argv]
+    elif "-" in argv:
+        stdin = given
+    status, out, err = run(argv, stdin, monkeypatch, capsys)
+    printed = out + err
+    if example.file:
+        printed = printed.replace(str(tmp_path / example.file), example.file)
+    shown = example.output.text
+    if example.output.language == "json":
+        actual, expected = json.loads(printed), json.loads(shown)
+        if example.mode == "shape":
+            assert shape_of(actual, expected) == []
+        elif example.mode == "excerpt":
+            assert excerpt_of(actual, expected) == []
+        else:
+            assert actual == expected
+    else:
+        assert printed.rstrip("\n") == shown.rstrip("\n")
+    refused = bool(err) and "warning" not in err
+    assert status == (example.status if example.status is not None else 2 if refused else 0)
+
+
+# ------------------------------------------------------------ every JSON block ----------
+
+JSON_BLOCKS = [b for page in PAGES for b in blocks(page) if b.language in ("json", "jsonl")]
+
+
+@pytest.mark.parametrize("block", JSON_BLOCKS, ids=[f"{b.page}:{b.line}" for b in JSON_BLOCKS])
+def test_json_block_is_json(block: Block) -> None:
+    if block.language == "jsonl":
+        for line in block.text.splitlines():
+            assert isinstance(json.loads(line), dict)
+    else:
+        json.loads(block.text)

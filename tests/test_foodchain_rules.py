@@ -1,6 +1,6 @@
 """Food Chain: one named test per rule of the rulebook and per decision F1-F13.
 
-Rulebook: shared/rules/food-chain.txt. Decisions: companion/games/foodchain.py and
+Rulebook: Food Chain. Rulings: docs/rulings.md. Decisions: companion/games/foodchain.py and
 docs/foodchain.md. Most tests lay out a small forest from a made-up test catalog, so the
 position reads like the table it describes.
 """

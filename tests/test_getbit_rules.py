@@ -1,6 +1,6 @@
 """Get Bit!: the rulebook's example and one named test per house ruling G1-G7.
 
-Rulebook: shared/rules/get-bit.txt. Rulings: shared/spec/rulings.md.
+Rulebook: the Get Bit! rulebook. Rulings: docs/rulings.md.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     judge = sub.add_parser(
         "judge",
         help="decide one round from a JSON file",
-        description="Decide one CHOMP! round (shared/spec/formats.md).",
+        description="Decide one CHOMP! round (the JSON of docs/formats.md).",
     )
     judge.add_argument("file", metavar="FILE|-", help="round JSON, or - for stdin")
     judge.add_argument("--json", action="store_true", help="print the verdict as JSON")

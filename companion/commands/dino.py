@@ -42,7 +42,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="score one land (JSON, a text grid, or a placement log)",
         description="Score one Chomp land: find the herds, feed them in the rulebook's "
         "order (tar pits, carnivores, herbivores), add dinos, eggs and goals. FILE is the "
-        "land JSON of formats.md, a text grid (docs/dino-grid.md) or a placement log "
+        "land JSON of docs/formats.md, a text grid (docs/dino-grid.md) or a placement log "
         "(docs/dino-catalog.md).",
     )
     score_.add_argument("file", metavar="FILE|-", help="the land, or - for stdin")

@@ -18,7 +18,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     replay = sub.add_parser(
         "replay",
         help="replay a game from a JSON file: the line, limbs, hands, who is out",
-        description="Replay a Get Bit! game round by round (shared/spec/formats.md).",
+        description="Replay a Get Bit! game round by round (the JSON of docs/formats.md).",
     )
     replay.add_argument("file", metavar="FILE|-", help="game JSON, or - for stdin")
     replay.add_argument("--json", action="store_true", help="print the result as JSON")

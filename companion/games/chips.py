@@ -1,6 +1,6 @@
 """The Great Chips Escape: hands, deck, discard pile, special cards, fish-or-chips cards.
 
-Pure rules for ``shared/rules/great-chips-escape.txt``: no I/O, no clock, and every
+Pure rules of The Great Chips Escape rulebook (docs/rulings.md): no I/O, no clock, and every
 shuffle or draw from a reshuffled deck comes from a passed ``random.Random``. Two models
 share the rule functions below:
 

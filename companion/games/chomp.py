@@ -1,6 +1,6 @@
 """CHOMP!, the slap card game: round judgement and game accounting.
 
-Pure rules, settled by the house rulings C1-C16 (``shared/spec/rulings.md``).  Nothing here
+Pure rules, settled by the house rulings C1-C18 (docs/rulings.md).  Nothing here
 reads a clock or a pin: a round is the cards shown plus slaps stamped in microseconds
 relative to the reveal, and the verdict follows from those alone, whatever order the slaps
 arrive in.  Randomness (the deal, reshuffles) only comes through a passed ``random.Random``.
@@ -616,7 +616,7 @@ class ChompTable:
 
 
 # --------------------------------------------------------------------------------------
-# Plain data in and out (shared/spec/formats.md)
+# Plain data in and out (docs/formats.md)
 # --------------------------------------------------------------------------------------
 
 CARD_NAMES = {str(c): c for c in Card}

@@ -1,6 +1,6 @@
 """Chomp, the dinosaur land game: herds, the game-end feeding and the score.
 
-Pure rules, settled by the house rulings D1-D6 (``shared/spec/rulings.md``).  A land is a
+Pure rules, settled by the house rulings D1-D7 (docs/rulings.md).  A land is a
 grid of quarter-card cells; each visible printed area is a :class:`Section` over one or
 more cells, and mountain ranges lie on edges between cells.  Nothing here reads a file or
 a clock: the text grid lives in :mod:`companion.games.dino_text`, cards and placement logs

@@ -1,6 +1,6 @@
 """Food Chain (Brain Games, 2012): the forest, hands, tokens, the five actions and scoring.
 
-Pure rules for ``shared/rules/food-chain.txt``: nothing here reads a file, a clock or a
+Pure rules of the Food Chain rulebook (docs/rulings.md): nothing here reads a file, a clock or a
 pin, and the only randomness (the shuffle, the optional rule's draw) comes through a
 passed ``random.Random``. The 52 cards' levels, points and symbols are not in the rules
 text, so they come from a :class:`Catalog` (docs/foodchain.md describes its file).

@@ -1,6 +1,6 @@
 """Get Bit!: the line, the limbs, the hands and the bite.
 
-Pure rules, settled by the house rulings G1-G7 (``shared/spec/rulings.md``). The physical
+Pure rules, settled by the house rulings G1-G8 (docs/rulings.md). The physical
 robots stay on the table; this module keeps the truth about their order, their limbs and
 the cards in every hand, so the table can be checked and announced. Nothing here reads a
 clock, a file or a pin; the only chance (the starting line) comes through a passed
@@ -357,7 +357,7 @@ class GetBit:
 
 
 # --------------------------------------------------------------------------------------
-# Plain data in (shared/spec/formats.md)
+# Plain data in (docs/formats.md)
 # --------------------------------------------------------------------------------------
 
 SETUP_KEYS = ("robots", "line", "longer_games", "memory", "pickup_at")
