@@ -111,6 +111,13 @@ def test_the_manual_has_examples_on_every_game_page() -> None:
     assert {"README.md", "docs/dino-grid.md", "docs/foodchain.md", "docs/getbit.md"} <= pages
 
 
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_every_command_a_page_shows_is_run(page: Path) -> None:
+    shown = [line for b in blocks(page) for line in b.text.splitlines() if line.startswith("$ ")]
+    run = [t for t in TRANSCRIPTS if t.page == page.relative_to(ROOT).as_posix()]
+    assert len(run) == len(shown), "a block shows a command after other text: start it with $"
+
+
 @pytest.mark.parametrize("example", TRANSCRIPTS, ids=[t.id for t in TRANSCRIPTS])
 def test_example_prints_what_the_page_shows(
     example: Transcript,
@@ -181,6 +188,15 @@ def exchanges(page: Path) -> list[Exchange]:
 
 
 EXCHANGES = [e for page in PAGES for e in exchanges(page)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_every_input_and_output_marker_is_paired(page: Path) -> None:
+    text = page.read_text("utf-8")
+    mine = [e for e in EXCHANGES if e.page == page.relative_to(ROOT).as_posix()]
+    commands = len(re.findall(r"^\*\*(?:Input|Run)\*\*", text, re.M))
+    outputs = len(re.findall(r"^\*\*Output\*\*", text, re.M))
+    assert commands == outputs == len(mine), "an **Input** or **Output** without its pair"
 
 
 def test_formats_page_has_its_examples() -> None:
