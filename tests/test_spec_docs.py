@@ -22,9 +22,12 @@ PAGES = sorted(
     [ROOT / "README.md", *ROOT.glob("docs/*.md"), *ROOT.glob("hardware/*.md")]
     + [*ROOT.glob("firmware_bridge/*.md")]
 )
-# The spec that lived outside the repository; written in two pieces so this file does not
-# cite it itself.
-OUTSIDE = re.compile("shared" + r"/(?:spec|rules)?")
+# The spec and the rulebook texts that lived outside the repository (written in pieces, so
+# that this file does not cite them itself). The rulebooks are cited by their titles.
+OUTSIDE = re.compile(
+    "shared" + r"/(?:spec|rules)?"
+    r"|\b(?:chomp-slap-card-game|chomp-dinosaur-land|get-bit|food-chain|great-chips-escape)\.txt"
+)
 REPO_PATH = re.compile(
     r"(?<![\w./~-])(?:companion|docs|examples|hardware|firmware_bridge|tests)/[\w./-]*\.[a-z]+\b"
 )
