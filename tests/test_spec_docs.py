@@ -104,6 +104,12 @@ def test_every_repository_path_a_page_names_exists(page: Path) -> None:
     assert missing == []
 
 
+def test_the_readme_indexes_every_docs_page() -> None:
+    readme = ROOT / "README.md"
+    linked = {(readme.parent / target.partition("#")[0]).resolve() for _, target in links(readme)}
+    assert sorted(p.name for p in ROOT.glob("docs/*.md") if p.resolve() not in linked) == []
+
+
 def parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
     yield parser
     for action in parser._actions:
