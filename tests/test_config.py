@@ -11,18 +11,10 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.config import (
-    BuzzerConfig,
-    BuzzerKind,
-    LedConfig,
-    LedKind,
-    RevealBy,
-    config_from_dict,
-    load_config,
-    parse_pin,
-)
+from companion.devices.wiring import BuzzerConfig, BuzzerKind, LedConfig, LedKind, parse_pin
 from companion.errors import ConfigError, InputError
 from companion.games.chomp import Mode, TwoPlayerEnd
+from companion.tables.chomp.config import RevealBy, config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 PINMAP = ROOT / "hardware" / "pinmap.example.toml"
@@ -341,7 +333,7 @@ def test_a_pin_not_on_the_header(tmp_path: Path, value: str, fragment: str) -> N
     ("line", "key", "fragment"),
     [
         ('[game]\nmode = "speed"\n', "game.mode", "unknown mode 'speed'"),
-        ('[gpio]\npin_factory = "wiringpi"\n', "gpio.pin_factory", "unknown factory"),
+        ('[gpio]\npin_factory = "wiringpi"\n', "gpio.pin_factory", "unknown pin factory"),
         ("[referee]\ntie_window_us = -1\n", "referee.tie_window_us", "at least 0"),
         ("[referee]\ncountdown_interval_ms = 10\n", "referee.countdown_interval_ms", "at least"),
         ('[referee]\nround_timeout_s = "10"\n', "referee.round_timeout_s", "expected a number"),

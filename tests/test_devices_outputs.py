@@ -17,7 +17,6 @@ from gpiozero import LED, PWMLED, RGBLED, TonalBuzzer
 from gpiozero.pins.mock import MockFactory
 from gpiozero.tones import Tone
 
-from companion.config import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.devices import outputs
 from companion.devices.outputs import (
     COLOURS,
@@ -32,6 +31,7 @@ from companion.devices.outputs import (
     sound_for,
 )
 from companion.devices.pins import OpenedFactory
+from companion.devices.wiring import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.errors import HardwareError
 from companion.signals import Cue, Signal, TimingClass
 

@@ -19,13 +19,10 @@ from gpiozero.tones import Tone
 from companion.cli import main
 from companion.errors import ConfigError, HardwareError
 from companion.games.getbit import GetBit, Setup
-from companion.getbit_table import (
-    Session,
-    Table,
-    TableConfig,
-    TableHardware,
-    load_table_config,
-)
+from companion.tables.getbit.config import GetBitConfig, load_table_config
+from companion.tables.getbit.hardware import TableHardware
+from companion.tables.getbit.saved import SavedGame
+from companion.tables.getbit.table import GetBitTable
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "getbit-table.example.toml"
@@ -35,7 +32,7 @@ BUTTONS = {"ann": 17, "bob": 27, "cat": 22, "dan": 23}
 LINE = ("red", "blue", "green", "yellow")
 
 
-def passive(tmp_path: Path) -> TableConfig:
+def passive(tmp_path: Path) -> GetBitConfig:
     """The example table with a passive buzzer, so each sound's first note can be told."""
     text = EXAMPLE.read_text().replace('kind = "active"', 'kind = "passive"')
     path = tmp_path / "table.toml"
@@ -47,7 +44,7 @@ def passive(tmp_path: Path) -> TableConfig:
 def table_hw(tmp_path: Path) -> Iterator[Callable[..., TableHardware]]:
     made: list[TableHardware] = []
 
-    def build(config: TableConfig | None = None, **kw: Any) -> TableHardware:
+    def build(config: GetBitConfig | None = None, **kw: Any) -> TableHardware:
         config = config or load_table_config(EXAMPLE)
         setup = Setup(config.robot_players, LINE, **kw)
         hw = TableHardware(config, setup, "mock")
@@ -196,8 +193,8 @@ def test_the_table_tells_the_hardware_each_round(
     table_hw: Callable[..., TableHardware], tmp_path: Path
 ) -> None:
     hw = table_hw()
-    session, _ = Session.open(tmp_path / "g.json", hw.setup, resume=False, new=False)
-    table = Table(session, hardware=hw)
+    session, _ = SavedGame.open(tmp_path / "g.json", hw.setup, resume=False, new=False)
+    table = GetBitTable(session, hardware=hw)
     press(hw, "ann")
     table.play(dict.fromkeys(LINE, 1))
     assert hw.locked == set()  # the result clears the lock-ins

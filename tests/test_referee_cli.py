@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from companion import demo
 from companion.cli import main
 from companion.referee.journal import read_journal
-from companion.referee.session import Session
+from companion.tables.chomp import demo
+from companion.tables.chomp.session import ChompSession
 
 CONFIG = """\
 [referee]
@@ -180,7 +180,7 @@ def test_demo_autoplay_that_stops_before_the_end_does_not_say_game_over(
     run_demo then prints "N rounds, game over: a draw." and exits 0 all the same."""
     real = demo.autoplay
 
-    def two_rounds(session: Session, table: demo.SimulatedTable) -> int:
+    def two_rounds(session: ChompSession, table: demo.SimulatedTable) -> int:
         return real(session, table, max_rounds=2)
 
     monkeypatch.setattr(demo, "autoplay", two_rounds)

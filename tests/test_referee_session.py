@@ -16,17 +16,18 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.config import BuzzerConfig, BuzzerKind, LedConfig, LedKind, RefereeConfig
-from companion.demo import demo_config
 from companion.devices.buttons import GpioPressSource
+from companion.devices.wiring import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.errors import ConfigError
 from companion.games.chomp import Card, Hand, Mode, TwoPlayerEnd
 from companion.referee.clock import ManualClock
 from companion.referee.core import Phase
 from companion.referee.daemon import Cards, StartRound
 from companion.referee.journal import read_journal
-from companion.referee.session import Session, open_session
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, TimingClass
+from companion.tables.chomp.config import ChompConfig
+from companion.tables.chomp.demo import demo_config
+from companion.tables.chomp.session import ChompSession, open_chomp_session
 
 MS = 1_000_000
 PLAYERS = ("ann", "bob", "cat")
@@ -37,11 +38,11 @@ ANN_TAKES_CATS: dict[str, Hand] = {
     "cat": (Card.PLANKTON,),
 }
 
-Opener = Callable[..., Session]
+Opener = Callable[..., ChompSession]
 
 
 @pytest.fixture
-def config(tmp_path: Path) -> RefereeConfig:
+def config(tmp_path: Path) -> ChompConfig:
     """The demo's wiring (buttons 17/27/22, LEDs 5/6/13, buzzer 18), fast timings."""
     return demo_config(
         PLAYERS, Mode.STANDARD, TwoPlayerEnd.COUNT, tmp_path / "game.jsonl", fast=True
@@ -50,11 +51,11 @@ def config(tmp_path: Path) -> RefereeConfig:
 
 @pytest.fixture
 def opener() -> Iterator[Opener]:
-    """open_session on mock pins; every session it opened is closed after the test."""
-    opened: list[Session] = []
+    """open_chomp_session on mock pins; every session it opened is closed after the test."""
+    opened: list[ChompSession] = []
 
-    def open_(config: RefereeConfig, **kwargs: object) -> Session:
-        session = open_session(config, pin_factory="mock", **kwargs)  # type: ignore[arg-type]
+    def open_(config: ChompConfig, **kwargs: object) -> ChompSession:
+        session = open_chomp_session(config, pin_factory="mock", **kwargs)  # type: ignore[arg-type]
         opened.append(session)
         return session
 
@@ -71,7 +72,9 @@ def output_threads() -> int:
     return sum(t.name == "companion-outputs" for t in threading.enumerate())
 
 
-def play_round(session: Session, clock: ManualClock, cards: dict[str, Hand], slapper: str) -> None:
+def play_round(
+    session: ChompSession, clock: ManualClock, cards: dict[str, Hand], slapper: str
+) -> None:
     """Countdown, reveal, one press and release by ``slapper``, cards, verdict: no sleeping."""
     daemon = session.daemon
     timing = session.referee.timing
@@ -92,7 +95,7 @@ def play_round(session: Session, clock: ManualClock, cards: dict[str, Hand], sla
 # -- new game, refusal, archive --------------------------------------------------------------
 
 
-def test_a_new_game_writes_a_start_entry(config: RefereeConfig, opener: Opener) -> None:
+def test_a_new_game_writes_a_start_entry(config: ChompConfig, opener: Opener) -> None:
     session = opener(config)
     entries = read_journal(config.journal).entries
     assert [e["type"] for e in entries] == ["start"]
@@ -103,16 +106,14 @@ def test_a_new_game_writes_a_start_entry(config: RefereeConfig, opener: Opener) 
     assert session.referee.phase is Phase.READY and session.referee.rounds_played == 0
 
 
-def test_resume_with_no_journal_yet_starts_a_new_game(
-    config: RefereeConfig, opener: Opener
-) -> None:
+def test_resume_with_no_journal_yet_starts_a_new_game(config: ChompConfig, opener: Opener) -> None:
     session = opener(config, resume=True)
     assert types(config.journal) == ["start"]
-    assert session.daemon.status()["counts"] == dict.fromkeys(PLAYERS, 16)
+    assert session.daemon.status().counts == dict.fromkeys(PLAYERS, 16)
 
 
 def test_a_second_open_without_resume_or_new_is_refused_and_touches_nothing(
-    config: RefereeConfig, opener: Opener
+    config: ChompConfig, opener: Opener
 ) -> None:
     opener(config).close()
     before = config.journal.read_bytes()
@@ -128,7 +129,7 @@ def test_a_second_open_without_resume_or_new_is_refused_and_touches_nothing(
 
 
 def test_new_archives_the_old_journal_and_deletes_nothing(
-    config: RefereeConfig, opener: Opener
+    config: ChompConfig, opener: Opener
 ) -> None:
     clock = ManualClock()
     first = opener(config, clock=clock)
@@ -143,11 +144,11 @@ def test_new_archives_the_old_journal_and_deletes_nothing(
     assert archived.name.startswith("game.") and archived.suffix == ".jsonl"
     assert archived.read_bytes() == old
     assert types(config.journal) == ["start"]
-    assert second.daemon.status()["counts"] == dict.fromkeys(PLAYERS, 16)
+    assert second.daemon.status().counts == dict.fromkeys(PLAYERS, 16)
 
 
 def test_new_twice_in_the_same_second_keeps_every_journal(
-    config: RefereeConfig, opener: Opener
+    config: ChompConfig, opener: Opener
 ) -> None:
     contents: list[bytes] = []
     for _ in range(3):
@@ -164,19 +165,19 @@ def test_new_twice_in_the_same_second_keeps_every_journal(
 
 
 def test_resume_continues_the_game_where_the_journal_left_it(
-    config: RefereeConfig, opener: Opener, capsys: pytest.CaptureFixture[str]
+    config: ChompConfig, opener: Opener, capsys: pytest.CaptureFixture[str]
 ) -> None:
     clock = ManualClock()
     first = opener(config, clock=clock)
     play_round(first, clock, ANN_TAKES_CATS, "ann")
-    counts = first.daemon.status()["counts"]
+    counts = first.daemon.status().counts
     assert counts == {"ann": 17, "bob": 16, "cat": 15}
     first.close()
 
     clock = ManualClock(clock.now_ns() + 60_000 * MS)
     second = opener(config, resume=True, clock=clock)
     assert second.messages == [f"resumed the game from {config.journal} after round 1"]
-    assert second.referee.rounds_played == 1 and second.daemon.status()["counts"] == counts
+    assert second.referee.rounds_played == 1 and second.daemon.status().counts == counts
     assert types(config.journal)[-1] == "resume"
 
     play_round(second, clock, ANN_TAKES_CATS, "ann")
@@ -190,7 +191,7 @@ def test_resume_continues_the_game_where_the_journal_left_it(
 
 
 def test_resume_of_a_finished_game_archives_it_and_starts_a_new_one(
-    config: RefereeConfig, opener: Opener
+    config: ChompConfig, opener: Opener
 ) -> None:
     clock = ManualClock()
     first = opener(config, clock=clock)
@@ -209,17 +210,17 @@ def test_resume_of_a_finished_game_archives_it_and_starts_a_new_one(
     assert archived.read_bytes() == finished
     assert types(config.journal) == ["start"]
     assert second.referee.phase is Phase.READY and not second.referee.game.over
-    assert second.daemon.status()["counts"] == dict.fromkeys(PLAYERS, 16)
+    assert second.daemon.status().counts == dict.fromkeys(PLAYERS, 16)
 
 
 # -- the pins ------------------------------------------------------------------------------
 
 
-def test_a_round_played_on_the_mock_pins(config: RefereeConfig, opener: Opener) -> None:
+def test_a_round_played_on_the_mock_pins(config: ChompConfig, opener: Opener) -> None:
     """The press is the pin's own stamp; the manual clock only decides when to decide."""
     clock = ManualClock(time.monotonic_ns())
     session = opener(config, clock=clock)
-    factory = session.devices["factory"].factory
+    factory = session.factory.factory
     daemon = session.daemon
     reveal = clock.now_ns()
     daemon.put(RevealStamp(reveal, "key"))
@@ -243,7 +244,7 @@ def test_a_round_played_on_the_mock_pins(config: RefereeConfig, opener: Opener) 
 
 
 def test_a_button_held_down_at_start_is_reported_then_flagged_stuck(
-    config: RefereeConfig, opener: Opener, monkeypatch: pytest.MonkeyPatch
+    config: ChompConfig, opener: Opener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(GpioPressSource, "held", lambda self: frozenset({"ann"}))
     clock = ManualClock()
@@ -254,10 +255,10 @@ def test_a_button_held_down_at_start_is_reported_then_flagged_stuck(
     assert session.daemon.inbox.empty()
     session.daemon.put(edge)
     session.daemon.pump()
-    assert session.daemon.status()["stuck"] == []
+    assert session.daemon.status().stuck == []
     clock.advance(round(config.stuck_ms * MS))
     session.daemon.pump()
-    assert session.daemon.status()["stuck"] == ["ann"]
+    assert session.daemon.status().stuck == ["ann"]
     assert messages == ["ann's button is stuck down: ignored until released"]
     entries = read_journal(config.journal).entries
     assert [(e["player"], e["seq"], e["use"]) for e in entries if e["type"] == "edge"] == [
@@ -265,12 +266,12 @@ def test_a_button_held_down_at_start_is_reported_then_flagged_stuck(
     ]
 
 
-def test_no_button_held_at_start_reports_nothing(config: RefereeConfig, opener: Opener) -> None:
+def test_no_button_held_at_start_reports_nothing(config: ChompConfig, opener: Opener) -> None:
     session = opener(config)
     assert session.daemon.inbox.empty()
 
 
-def test_led_level_and_buzzer_on_read_the_pins(config: RefereeConfig, opener: Opener) -> None:
+def test_led_level_and_buzzer_on_read_the_pins(config: ChompConfig, opener: Opener) -> None:
     session = opener(config)
     render = session.daemon.render
     assert render is not None
@@ -283,12 +284,12 @@ def test_led_level_and_buzzer_on_read_the_pins(config: RefereeConfig, opener: Op
     assert session.buzzer_on()
     render([Cue(Signal.READY)])  # READY's empty sound silences the buzzer
     assert not session.buzzer_on()
-    factory = session.devices["factory"].factory
+    factory = session.factory.factory
     assert factory.pin(6).state == 0 and factory.pin(18).state == 0
 
 
 def test_led_level_of_an_rgb_led_is_its_brightest_pin_and_none_is_zero(
-    config: RefereeConfig, opener: Opener
+    config: ChompConfig, opener: Opener
 ) -> None:
     ann, bob, cat = config.players
     ann_rgb = replace(ann, led=LedConfig(LedKind.RGB, (26, 16, 12)))
@@ -301,14 +302,14 @@ def test_led_level_of_an_rgb_led_is_its_brightest_pin_and_none_is_zero(
     render = session.daemon.render
     assert render is not None
     render([Cue(Signal.WIN, "ann"), Cue(Signal.WIN, "cat")])
-    factory = session.devices["factory"].factory
+    factory = session.factory.factory
     assert (factory.pin(26).state, factory.pin(16).state, factory.pin(12).state) == (0, 1, 0)
     assert session.led_level("ann") == 1.0  # green
     assert session.led_level("cat") == 0.0  # no LED
     assert not session.buzzer_on()  # no buzzer
 
 
-def test_passive_buzzer_is_read_back_too(config: RefereeConfig, opener: Opener) -> None:
+def test_passive_buzzer_is_read_back_too(config: ChompConfig, opener: Opener) -> None:
     config = replace(config, buzzer=BuzzerConfig(18, BuzzerKind.PASSIVE))
     session = opener(config)
     assert not session.buzzer_on()
@@ -318,10 +319,10 @@ def test_passive_buzzer_is_read_back_too(config: RefereeConfig, opener: Opener) 
     assert session.buzzer_on()
 
 
-def test_close_releases_every_pin_and_the_journal(config: RefereeConfig, opener: Opener) -> None:
+def test_close_releases_every_pin_and_the_journal(config: ChompConfig, opener: Opener) -> None:
     before = output_threads()
     session = opener(config)
-    factory = session.devices["factory"].factory
+    factory = session.factory.factory
     assert factory.pins  # buttons, LEDs, buzzer and status LED are held
     assert output_threads() == before + 1
     session.close()
@@ -334,7 +335,7 @@ def test_close_releases_every_pin_and_the_journal(config: RefereeConfig, opener:
 
 
 def test_a_failure_while_opening_leaves_no_pin_or_thread_behind(
-    config: RefereeConfig, monkeypatch: pytest.MonkeyPatch
+    config: ChompConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[object] = []
     real = GpioPressSource.__init__
@@ -347,7 +348,7 @@ def test_a_failure_while_opening_leaves_no_pin_or_thread_behind(
     monkeypatch.setattr(GpioPressSource, "__init__", broken)
     before = output_threads()
     with pytest.raises(RuntimeError, match="boom"):
-        open_session(config, pin_factory="mock")
+        open_chomp_session(config, pin_factory="mock")
     assert seen, "the press source was opened before the failure"
     assert output_threads() == before
     assert not config.journal.exists()
@@ -357,7 +358,7 @@ def test_a_failure_while_opening_leaves_no_pin_or_thread_behind(
 
 
 def test_resume_with_a_config_that_seats_other_players_is_refused(
-    config: RefereeConfig, opener: Opener
+    config: ChompConfig, opener: Opener
 ) -> None:
     """The journal's game (ann, bob, cat) is resumed under a config seating ann, bob, dan:
     dan's button is ignored as an unknown player and led_level("cat") raises StopIteration,
@@ -373,7 +374,7 @@ def test_resume_with_a_config_that_seats_other_players_is_refused(
 
 
 def test_a_journal_path_that_is_a_folder_is_refused(
-    config: RefereeConfig, opener: Opener, tmp_path: Path
+    config: ChompConfig, opener: Opener, tmp_path: Path
 ) -> None:
     """``journal = "logs/"`` with --new renames the whole logs folder to logs.<stamp> and
     writes the journal as a file called logs."""
@@ -408,7 +409,7 @@ def test_a_journal_that_cannot_be_created_is_one_line_and_exit_2(
 
 
 def test_config_warnings_are_shown_when_the_table_opens(
-    config: RefereeConfig, opener: Opener
+    config: ChompConfig, opener: Opener
 ) -> None:
     warned = replace(config, warnings=("players[0].button: GPIO0 is ID_SD, ...",))
     session = opener(warned, new=True)

@@ -113,8 +113,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run_replay(args: argparse.Namespace) -> int:
     from companion.games.getbit import GetBit, replay_from_dict
-    from companion.getbit_table import cards_text, limbs_text, next_lines, table_lines
     from companion.io import dump_json, read_json, source_name
+    from companion.tables.getbit.text import cards_text, limbs_text, next_lines, table_lines
 
     try:
         game = replay_from_dict(read_json(args.file))
@@ -286,16 +286,10 @@ def run_play(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from companion.getbit_table import (
-        DEFAULT_SAVE,
-        Session,
-        Table,
-        TableHardware,
-        TableTags,
-        load_table_config,
-        serve,
-    )
-    from companion.tags.readers import TagReader, open_reader
+    from companion.tables.getbit.config import load_table_config
+    from companion.tables.getbit.saved import DEFAULT_SAVE
+    from companion.tables.getbit.screen import serve
+    from companion.tables.getbit.session import open_getbit_table
     from companion.tags.tagfile import GAME_TITLES, GETBIT, TagFile, load_tagfile
 
     _check_tag_options(args)
@@ -331,39 +325,23 @@ def run_play(args: argparse.Namespace) -> int:
         seats = _reader_seats(args.reader_seats, setup, specs) if args.reader_seats else None
         return seats, _colours(args.colours, setup)
 
-    hardware = None
-    readers: list[TagReader] = []
-    tags: TableTags | None = None
+    table = open_getbit_table(
+        path,
+        setup,
+        resume=args.resume,
+        new=args.new,
+        secret=args.secret,
+        config=config,
+        pin_factory=args.pin_factory,
+        tagfile=tagfile,
+        reader_specs=specs,
+        tag_options=tag_options,
+    )
     try:
-        # Options, pins and readers first: a mistake must not leave a new game file behind.
-        if tagfile is not None and setup is not None:
-            tag_options(setup)
-        if config is not None and setup is not None:
-            hardware = TableHardware(config, setup, args.pin_factory)
-        for i, spec in enumerate(specs):
-            readers.append(open_reader(spec, sys.stdin, index=i))
-        session, messages = Session.open(path, setup, args.resume, args.new)
-        if config is not None and hardware is None:
-            hardware = TableHardware(config, session.setup, args.pin_factory)
-        if hardware is not None:
-            messages.append(f"pins: {hardware.opened.detail}")
-        if tagfile is not None:
-            seats, colours = tag_options(session.setup)
-            tags = TableTags(tagfile, readers, session, seats, colours)
-            messages += tags.describe(session.setup)
-        table = Table(session, args.secret, hardware, tags)  # arms the first round
-        table.messages = messages
-        if tags is not None:
-            tags.start()
         serve(table)
     finally:
-        if tags is not None:
-            tags.close()
-        else:
-            for reader in readers:
-                reader.close()
-        if hardware is not None:
-            hardware.close()
+        table.close()
+    session = table.session
     state = session.state
     done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
     print(f"saved {session.path} ({done}): companion getbit replay {session.path}", file=sys.stderr)

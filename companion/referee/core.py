@@ -5,7 +5,7 @@ host's monotonic time) and every edge carries the stamp the hardware gave it, so
 between two presses 3 us apart is tested by writing down two numbers. The caller (the
 daemon) feeds edges, reveals and cards in, calls :meth:`Referee.tick` at
 :meth:`Referee.next_deadline`, and renders the cues, writes the journal entries and shows
-the messages it gets back in a :class:`Step`.
+the messages it gets back in a :class:`RefereeStep`.
 
 Round flow (C4-C12)::
 
@@ -147,7 +147,7 @@ class OpenRound:
 
 
 @dataclass
-class Step:
+class RefereeStep:
     """What one input produced, for the daemon to act on."""
 
     cues: list[Cue] = field(default_factory=list)
@@ -155,7 +155,7 @@ class Step:
     messages: list[str] = field(default_factory=list)
     result: RoundResult | None = None
 
-    def extend(self, other: Step) -> None:
+    def extend(self, other: RefereeStep) -> None:
         self.cues.extend(other.cues)
         self.journal.extend(other.journal)
         self.messages.extend(other.messages)
@@ -217,27 +217,27 @@ class Referee:
         self.round = OpenRound(self.rounds_played + 1, now_ns)
         return self.round
 
-    def start_countdown(self, now_ns: int) -> Step:
+    def start_countdown(self, now_ns: int) -> RefereeStep:
         """Open a round and begin the beeps; the reveal comes at the end of the countdown."""
         self._go(Event.START)
         rnd = self._open(now_ns)
         rnd.beeps_left = self.timing.countdown_beeps
         rnd.next_beep_ns = now_ns
-        step = Step(cues=[Cue(Signal.READY)])
+        step = RefereeStep(cues=[Cue(Signal.READY)])
         step.journal.append(self._round_entry(rnd))
         step.extend(self.tick(now_ns))
         return step
 
-    def reveal(self, reveal: RevealStamp) -> Step:
+    def reveal(self, reveal: RevealStamp) -> RefereeStep:
         """A reveal button or key: the round opens (if need be) and the cards are up."""
         if self.phase is Phase.OVER:
-            return Step(messages=["the game is over"])
+            return RefereeStep(messages=["the game is over"])
         if self.phase is not Phase.READY:
-            return Step()  # the cards are already up (or the countdown will reveal them)
+            return RefereeStep()  # the cards are already up (or the countdown will reveal them)
         # C4 with a reveal button: a press in the beat before the reveal is a false start,
         # as a press during the countdown's beeps would be.
         rnd = self._open(reveal.stamp_ns - self.timing.countdown_interval_ns)
-        step = Step(cues=[Cue(Signal.READY)], journal=[self._round_entry(rnd)])
+        step = RefereeStep(cues=[Cue(Signal.READY)], journal=[self._round_entry(rnd)])
         for player, stamp in self._recent:
             if stamp >= rnd.opened_ns and player in self.game.active:
                 rnd.presses.append((player, stamp))
@@ -265,20 +265,20 @@ class Referee:
             "opened_ns": rnd.opened_ns,
         }
 
-    def _reveal_now(self, stamp_ns: int, how: str) -> Step:
+    def _reveal_now(self, stamp_ns: int, how: str) -> RefereeStep:
         assert self.round is not None
         self._go(Event.REVEAL)
         self.round.reveal_ns = stamp_ns
         self.round.next_beep_ns = None
         entry = {"type": "reveal", "n": self.round.number, "stamp_ns": stamp_ns, "how": how}
-        return Step(cues=[Cue(Signal.REVEAL)], journal=[entry])
+        return RefereeStep(cues=[Cue(Signal.REVEAL)], journal=[entry])
 
-    def on_edge(self, edge: ButtonEdge, now_ns: int) -> Step:
+    def on_edge(self, edge: ButtonEdge, now_ns: int) -> RefereeStep:
         """A button edge, stamped at the hardware. Order of arrival does not matter."""
         button = self.buttons.get(edge.player)
         if button is None:
-            return Step(messages=[f"edge from unknown player {edge.player!r} ignored"])
-        step = Step()
+            return RefereeStep(messages=[f"edge from unknown player {edge.player!r} ignored"])
+        step = RefereeStep()
         if not edge.pressed:
             use = EdgeUse.RELEASE
             button.down_since_ns = None
@@ -326,7 +326,7 @@ class Referee:
         step.extend(self.tick(now_ns))
         return step
 
-    def set_cards(self, cards: Mapping[str, Hand], now_ns: int) -> Step:
+    def set_cards(self, cards: Mapping[str, Hand], now_ns: int) -> RefereeStep:
         """The cards of the open round (typed or read); replaces any earlier entry."""
         if self.round is None or self.phase not in (Phase.COUNTDOWN, Phase.REVEALED):
             raise RuleError("no round is open for cards")
@@ -334,7 +334,7 @@ class Referee:
         self.game.check_round(Round(seated, ()))
         self.round.cards = seated
         shown = {p: [str(c) for c in hand] for p, hand in seated.items()}
-        step = Step(journal=[{"type": "cards", "n": self.round.number, "cards": shown}])
+        step = RefereeStep(journal=[{"type": "cards", "n": self.round.number, "cards": shown}])
         step.extend(self.tick(now_ns))
         return step
 
@@ -395,8 +395,8 @@ class Referee:
     def waiting_for_cards(self) -> bool:
         return self.phase is Phase.REVEALED and self.round is not None and self.round.cards is None
 
-    def tick(self, now_ns: int) -> Step:
-        step = Step()
+    def tick(self, now_ns: int) -> RefereeStep:
+        step = RefereeStep()
         for player, button in self.buttons.items():
             if (
                 button.down_since_ns is not None
@@ -425,7 +425,7 @@ class Referee:
             step.extend(self._decide())
         return step
 
-    def _decide(self) -> Step:
+    def _decide(self) -> RefereeStep:
         rnd = self.round
         assert rnd is not None and rnd.cards is not None
         result = self.game.play(Round(rnd.cards, rnd.slaps()))
@@ -440,7 +440,7 @@ class Referee:
             **self.game.to_dict(),
         }
         cues = cues_for_verdict(result.verdict, result.went_out, self.game.over, self.game.winner)
-        return Step(cues=cues, journal=[entry], result=result)
+        return RefereeStep(cues=cues, journal=[entry], result=result)
 
     # ---------------------------------------------------------------- restart ----------
 

@@ -1,29 +1,40 @@
-"""Putting a table together from a config: pins, press sources, outputs, journal, referee.
+"""A CHOMP! table put together from its config: pins, press sources, outputs, journal,
+referee and its daemon, and the card tags if the config has them.
 
-``companion referee`` and ``companion demo`` both open a :class:`Session`; the demo passes
-the mock pin factory and drives the pins itself.
+``companion referee`` and ``companion demo`` both open a :class:`ChompSession`; the demo
+passes the mock pin factory and drives the pins itself. Every device the session opens is
+held by one :class:`contextlib.ExitStack`, so :meth:`ChompSession.close` (or a failure
+half-way through opening) releases exactly what was opened, newest first.
 """
 
 from __future__ import annotations
 
 import queue
-import time
+import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.config import RefereeConfig
+from companion.data import archive
+from companion.devices.buttons import GpioPressSource, GpioRevealButton
+from companion.devices.outputs import TableOutputs
+from companion.devices.pins import OpenedFactory, open_factory
 from companion.errors import ConfigError
 from companion.games.chomp import ChompGame
 from companion.referee.clock import Clock, MonotonicClock
-from companion.referee.core import Referee, Timing
-from companion.referee.daemon import Input, RefereeDaemon
+from companion.referee.core import Referee, RefereeStep, Timing
+from companion.referee.daemon import Cards, Input, RefereeDaemon
 from companion.referee.journal import JournalWriter, read_journal
 from companion.signals import ButtonEdge, SourceInfo
+from companion.tables.bridge_source import BridgePresses, open_bridge_presses
+from companion.tables.chomp.config import ChompConfig
+from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
 
 
-def timing_of(config: RefereeConfig) -> Timing:
+def timing_of(config: ChompConfig) -> Timing:
+    """The referee's timing from the config's milliseconds."""
     return Timing.from_ms(
         config.tie_window_us,
         config.settle_ms,
@@ -41,20 +52,8 @@ def _game_over(entries: list[dict[str, Any]]) -> bool:
     return bool(verdicts and verdicts[-1].get("over"))
 
 
-def archive(journal: Path) -> Path:
-    """Move a finished or abandoned journal aside; nothing recorded is ever deleted."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = journal.with_name(f"{journal.stem}.{stamp}{journal.suffix}")
-    n = 1
-    while target.exists():
-        target = journal.with_name(f"{journal.stem}.{stamp}-{n}{journal.suffix}")
-        n += 1
-    journal.rename(target)
-    return target
-
-
 def build_referee(
-    config: RefereeConfig,
+    config: ChompConfig,
     sources: list[SourceInfo],
     journal_path: Path,
     resume: bool,
@@ -98,7 +97,7 @@ def build_referee(
     return referee, [referee.start_info()], messages
 
 
-def _check_same_table(config: RefereeConfig, start: dict[str, Any], journal: Path) -> None:
+def _check_same_table(config: ChompConfig, start: dict[str, Any], journal: Path) -> None:
     """A journal's game is resumed only with the table it was played at."""
     seated, configured = list(start["players"]), list(config.names)
     if seated != configured:
@@ -119,18 +118,9 @@ def _check_same_table(config: RefereeConfig, start: dict[str, Any], journal: Pat
 
 
 def _tag_reveal(
-    config: RefereeConfig,
-    daemon: RefereeDaemon,
-    inbox: queue.SimpleQueue[Input],
-    notify: Callable[[str], None] | None,
-) -> Any:
+    config: ChompConfig, daemon: RefereeDaemon, inbox: queue.SimpleQueue[Input]
+) -> RevealRunner[Any]:
     """Cards from their tags: armed at each reveal, the complete round goes in as Cards."""
-    import sys
-
-    from companion.referee.core import Step
-    from companion.referee.daemon import Cards
-    from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
-
     assert config.tags is not None
     tags = load_tagfile(config.tags.file)
     readers = [
@@ -139,7 +129,7 @@ def _tag_reveal(
     ]
     seat_of_reader = dict(enumerate(config.tags.seats)) if config.tags.seats else None
     reveal = ChompTagReveal(tags, config.names, seat_of_reader)
-    runner = RevealRunner(
+    runner: RevealRunner[Any] = RevealRunner(
         reveal,
         readers,
         on_cards=lambda cards: inbox.put(Cards(cards)),
@@ -148,7 +138,7 @@ def _tag_reveal(
     )
     game = daemon.referee.game
 
-    def follow(step: Step) -> None:
+    def follow(step: RefereeStep) -> None:
         for entry in step.journal:
             if entry["type"] == "reveal":
                 sizes = {p: game.hand_size(p) for p in game.active}
@@ -164,100 +154,142 @@ def _tag_reveal(
 
 
 @dataclass
-class Session:
-    """A running table: the daemon and everything that must be closed with it."""
+class ChompSession:
+    """A running CHOMP! table: the daemon, and every device it was opened with.
 
-    config: RefereeConfig
+    The devices are typed fields (None when the config has none of that kind) and are
+    all closed by :meth:`close`, with the journal, through one ExitStack.
+    """
+
+    config: ChompConfig
     referee: Referee
     daemon: RefereeDaemon
     journal: JournalWriter
     sources: list[SourceInfo]
     messages: list[str]
-    devices: dict[str, Any] = field(default_factory=dict)  # name -> object with close()
+    factory: OpenedFactory
+    outputs: TableOutputs
+    buttons: GpioPressSource | None = None
+    bridge: BridgePresses | None = None
+    tags: RevealRunner[Any] | None = None
+    reveal_button: GpioRevealButton | None = None
+    closing: ExitStack = field(default_factory=ExitStack, repr=False)
 
     def led_level(self, player: str) -> float:
         """How bright a player's LED is now (0 when it has none), read back from its pins."""
         led = next(p.led for p in self.config.players if p.name == player)
         if led is None:
             return 0.0
-        factory = self.devices["factory"].factory
-        return max(float(factory.pin(pin).state) for pin in led.pins)
+        return max(float(self.factory.factory.pin(pin).state) for pin in led.pins)
 
     def buzzer_on(self) -> bool:
+        """Whether the buzzer's pin is driven now (False without a buzzer)."""
         if self.config.buzzer is None:
             return False
-        return bool(self.devices["factory"].factory.pin(self.config.buzzer.pin).state)
+        return bool(self.factory.factory.pin(self.config.buzzer.pin).state)
+
+    def pin(self, number: int) -> Any:
+        """The factory's pin object (on mock pins: ``drive_low()`` presses a button)."""
+        return self.factory.factory.pin(number)
 
     def close(self) -> None:
-        for device in reversed(list(self.devices.values())):
-            device.close()
-        self.journal.close()
+        """Release every device and close the journal; safe to call twice."""
+        self.closing.close()
 
 
-def open_session(
-    config: RefereeConfig,
+@dataclass
+class _Presses:
+    """The press sources opened so far, with the buttons already down at start."""
+
+    sources: list[SourceInfo] = field(default_factory=list)
+    held: set[tuple[str, str]] = field(default_factory=set)  # (player, source)
+    buttons: GpioPressSource | None = None
+    bridge: BridgePresses | None = None
+
+
+def _open_presses(
+    config: ChompConfig,
+    opened: OpenedFactory,
+    inbox: queue.SimpleQueue[Input],
+    stack: ExitStack,
+    notify: Callable[[str], None] | None,
+) -> _Presses:
+    """The GPIO buttons and the Pico bridge's, whichever the config wires."""
+    found = _Presses()
+    on_gpio = {p.name: p.button for p in config.players if p.button is not None}
+    if on_gpio:
+        found.buttons = GpioPressSource(on_gpio, opened, inbox.put)
+        stack.callback(found.buttons.close)
+        found.sources.append(found.buttons.info)
+        found.held.update((p, found.buttons.info.name) for p in found.buttons.held())
+    if config.bridge is not None:
+        found.bridge = open_bridge_presses(
+            config.bridge.buttons, inbox.put, config.bridge.port, notify
+        )
+        stack.callback(found.bridge.close)
+        found.sources.append(found.bridge.info)
+        found.held.update((p, found.bridge.info.name) for p in found.bridge.held())
+    return found
+
+
+def _open_journal(config: ChompConfig) -> JournalWriter:
+    try:
+        return JournalWriter(config.journal)
+    except OSError as exc:
+        raise ConfigError(
+            "referee.journal",
+            f"cannot write the journal {config.journal}: {exc.strerror or exc}",
+            config.source or None,
+        ) from None
+
+
+def open_chomp_session(
+    config: ChompConfig,
     resume: bool = False,
     new: bool = False,
     pin_factory: str | None = None,
     clock: Clock | None = None,
     notify: Callable[[str], None] | None = None,
-) -> Session:
-    """Open pins, press sources and outputs, then the referee and its journal."""
-    from companion.devices.buttons import GpioPressSource, GpioRevealButton
-    from companion.devices.outputs import TableOutputs
-    from companion.devices.pins import open_factory
+) -> ChompSession:
+    """Open pins, press sources and outputs, then the referee and its journal.
 
+    ``resume`` continues the journal's game, ``new`` sets an existing journal aside;
+    with neither, an existing journal is an error. ``pin_factory`` overrides the
+    config's (``"mock"`` for gpiozero's MockFactory). Nothing is left open on failure.
+    """
     clock = clock or MonotonicClock()
-    opened = open_factory(pin_factory or config.pin_factory)
-    devices: dict[str, Any] = {"factory": opened}
-    try:
+    with ExitStack() as stack:
+        opened = stack.enter_context(open_factory(pin_factory or config.pin_factory))
         outputs = TableOutputs(
             {p.name: p.led for p in config.players}, config.buzzer, config.status_led, opened
         )
-        devices["outputs"] = outputs
+        stack.callback(outputs.close)
         # The inbox exists before the sources, so no edge can arrive with nowhere to go.
         inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
-        sources: list[SourceInfo] = []
-        held: set[tuple[str, str]] = set()  # (player, source) already down at start
-        on_gpio = {p.name: p.button for p in config.players if p.button is not None}
-        if on_gpio:
-            buttons = GpioPressSource(on_gpio, opened, inbox.put)
-            devices["buttons"] = buttons
-            sources.append(buttons.info)
-            held.update((p, buttons.info.name) for p in buttons.held())
-        if config.bridge is not None:
-            from firmware_bridge.host import BridgeClient
-
-            bridge = BridgeClient(
-                config.bridge.buttons, inbox.put, config.bridge.port, notify=notify
-            )
-            devices["bridge"] = bridge
-            sources.append(bridge.info)
-            held.update((p, bridge.info.name) for p in bridge.held())
-        referee, appended, messages = build_referee(config, sources, config.journal, resume, new)
+        presses = _open_presses(config, opened, inbox, stack, notify)
+        referee, appended, messages = build_referee(
+            config, presses.sources, config.journal, resume, new
+        )
         messages[:0] = list(config.warnings)
         if referee.window_warning:
             messages.append(referee.window_warning)
-        try:
-            journal = JournalWriter(config.journal)
-        except OSError as exc:
-            raise ConfigError(
-                "referee.journal",
-                f"cannot write the journal {config.journal}: {exc.strerror or exc}",
-                config.source or None,
-            ) from None
+        journal = _open_journal(config)
+        stack.callback(journal.close)
         journal.write(appended, durable=True)
         daemon = RefereeDaemon(referee, clock, journal, outputs.render, notify, inbox=inbox)
-        for player, source in sorted(held):
+        for player, source in sorted(presses.held):
             # Already down at start: no edge will come, so report one; held on, it is
             # flagged stuck like any other.
             inbox.put(ButtonEdge(player, True, clock.now_ns(), source, -1))
+        session = ChompSession(
+            config, referee, daemon, journal, presses.sources, messages, opened, outputs,
+            presses.buttons, presses.bridge,
+        )  # fmt: skip
         if config.tags is not None:
-            devices["tags"] = _tag_reveal(config, daemon, inbox, notify)
+            session.tags = _tag_reveal(config, daemon, inbox)
+            stack.callback(session.tags.close)
         if config.reveal_button is not None:
-            devices["reveal_button"] = GpioRevealButton(config.reveal_button, opened, inbox.put)
-    except BaseException:
-        for device in reversed(list(devices.values())):
-            device.close()
-        raise
-    return Session(config, referee, daemon, journal, sources, messages, devices)
+            session.reveal_button = GpioRevealButton(config.reveal_button, opened, inbox.put)
+            stack.callback(session.reveal_button.close)
+        session.closing = stack.pop_all()
+    return session
