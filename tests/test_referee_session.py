@@ -23,7 +23,7 @@ from companion.games.chomp import Card, Hand, Mode, TwoPlayerEnd
 from companion.referee.clock import ManualClock
 from companion.referee.core import Phase
 from companion.referee.daemon import Cards, StartRound
-from companion.referee.journal import read_journal
+from companion.referee.journal import abandon_entry, read_journal
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, TimingClass
 from companion.tables.chomp.config import ChompConfig
 from companion.tables.chomp.demo import demo_config
@@ -153,7 +153,7 @@ def test_new_twice_in_the_same_second_keeps_every_journal(
     contents: list[bytes] = []
     for _ in range(3):
         session = opener(config, new=True)
-        session.journal.write([{"type": "abandon", "n": len(contents)}])
+        session.journal.write([abandon_entry(len(contents), "a test")])
         session.close()
         contents.append(config.journal.read_bytes())
     opener(config, new=True).close()

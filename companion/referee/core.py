@@ -22,20 +22,36 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
-from companion.errors import RuleError
+from companion.errors import InputError, RuleError
 from companion.games.chomp import (
+    CARD_NAMES,
+    MODE_NAMES,
     ChompGame,
     Hand,
     Outcome,
     Round,
     RoundResult,
     Slap,
+    TwoPlayerEnd,
     Verdict,
     judge,
 )
 from companion.referee.cues import cues_for_verdict
+from companion.referee.journal import (
+    JournalEntry,
+    JournalRound,
+    StartEntry,
+    VerdictEntry,
+    abandon_entry,
+    cards_entry,
+    edge_entry,
+    journal_rounds,
+    resume_entry,
+    reveal_entry,
+    round_entry,
+    source_entry,
+)
 from companion.referee.tie_window import effective_tie_window_us
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo
 
@@ -54,6 +70,7 @@ class Event(StrEnum):
     REVEAL = "reveal"
     DECIDE = "decide"
     FINISH = "finish"
+    ABANDON = "abandon"  # restarted while counting down: the round is played again
 
 
 # The whole flow in one place; any other move is a bug and raises.
@@ -61,6 +78,7 @@ TRANSITIONS: dict[tuple[Phase, Event], Phase] = {
     (Phase.READY, Event.START): Phase.COUNTDOWN,
     (Phase.READY, Event.REVEAL): Phase.REVEALED,
     (Phase.COUNTDOWN, Event.REVEAL): Phase.REVEALED,
+    (Phase.COUNTDOWN, Event.ABANDON): Phase.READY,
     (Phase.REVEALED, Event.DECIDE): Phase.READY,
     (Phase.REVEALED, Event.FINISH): Phase.OVER,
 }
@@ -151,7 +169,7 @@ class RefereeStep:
     """What one input produced, for the daemon to act on."""
 
     cues: list[Cue] = field(default_factory=list)
-    journal: list[dict[str, Any]] = field(default_factory=list)
+    journal: list[JournalEntry] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     result: RoundResult | None = None
 
@@ -189,29 +207,21 @@ class Referee:
         except KeyError:
             raise RuleError(f"cannot {event} while {self.phase}") from None
 
-    def start_info(self) -> dict[str, Any]:
+    def start_info(self) -> StartEntry:
         """The journal's first entry: who plays, how, and how precise the clocks are."""
-        return {
-            "type": "start",
-            "version": 1,
-            "players": list(self.game.players),
-            "mode": str(self.game.mode),
-            "two_player_end": str(self.game.two_player_end),
-            "deal": dict(self.game.counts),
-            "tie_window_us": self.timing.tie_window_us,
-            "effective_tie_window_us": self.tie_window_us,
-            "sources": [
-                {
-                    "name": s.name,
-                    "timing": str(s.timing),
-                    "uncertainty_us": s.uncertainty_us,
-                    "detail": s.detail,
-                }
-                for s in self.sources
-            ],
-            "lockout_ms": self.timing.lockout_ns / 1e6,
-            "settle_ms": self.timing.settle_ns / 1e6,
-        }
+        return StartEntry(
+            type="start",
+            version=1,
+            players=list(self.game.players),
+            mode=str(self.game.mode),
+            two_player_end=str(self.game.two_player_end),
+            deal=dict(self.game.counts),
+            tie_window_us=self.timing.tie_window_us,
+            effective_tie_window_us=self.tie_window_us,
+            sources=[source_entry(s) for s in self.sources],
+            lockout_ms=self.timing.lockout_ns / 1e6,
+            settle_ms=self.timing.settle_ns / 1e6,
+        )
 
     def _open(self, now_ns: int) -> OpenRound:
         self.round = OpenRound(self.rounds_played + 1, now_ns)
@@ -224,7 +234,7 @@ class Referee:
         rnd.beeps_left = self.timing.countdown_beeps
         rnd.next_beep_ns = now_ns
         step = RefereeStep(cues=[Cue(Signal.READY)])
-        step.journal.append(self._round_entry(rnd))
+        step.journal.append(round_entry(rnd.number, str(self.game.mode), rnd.opened_ns))
         step.extend(self.tick(now_ns))
         return step
 
@@ -237,40 +247,25 @@ class Referee:
         # C4 with a reveal button: a press in the beat before the reveal is a false start,
         # as a press during the countdown's beeps would be.
         rnd = self._open(reveal.stamp_ns - self.timing.countdown_interval_ns)
-        step = RefereeStep(cues=[Cue(Signal.READY)], journal=[self._round_entry(rnd)])
+        step = RefereeStep(
+            cues=[Cue(Signal.READY)],
+            journal=[round_entry(rnd.number, str(self.game.mode), rnd.opened_ns)],
+        )
         for player, stamp in self._recent:
             if stamp >= rnd.opened_ns and player in self.game.active:
                 rnd.presses.append((player, stamp))
-                step.journal.append(
-                    {
-                        "type": "edge",
-                        "n": rnd.number,
-                        "player": player,
-                        "pressed": True,
-                        "stamp_ns": stamp,
-                        "source": "recount",
-                        "seq": -1,
-                        "use": str(EdgeUse.PRESS),
-                    }
-                )
+                entry = edge_entry(rnd.number, player, True, stamp, "recount", -1, EdgeUse.PRESS)
+                step.journal.append(entry)
         self._recent.clear()
         step.extend(self._reveal_now(reveal.stamp_ns, reveal.how))
         return step
-
-    def _round_entry(self, rnd: OpenRound) -> dict[str, Any]:
-        return {
-            "type": "round",
-            "n": rnd.number,
-            "mode": str(self.game.mode),
-            "opened_ns": rnd.opened_ns,
-        }
 
     def _reveal_now(self, stamp_ns: int, how: str) -> RefereeStep:
         assert self.round is not None
         self._go(Event.REVEAL)
         self.round.reveal_ns = stamp_ns
         self.round.next_beep_ns = None
-        entry = {"type": "reveal", "n": self.round.number, "stamp_ns": stamp_ns, "how": how}
+        entry = reveal_entry(self.round.number, stamp_ns, how)
         return RefereeStep(cues=[Cue(Signal.REVEAL)], journal=[entry])
 
     def on_edge(self, edge: ButtonEdge, now_ns: int) -> RefereeStep:
@@ -311,17 +306,9 @@ class Referee:
                 use = EdgeUse.BETWEEN_ROUNDS
                 self._recent.append((edge.player, edge.stamp_ns))
                 del self._recent[: -len(self.buttons)]
+        n = self.round.number if self.round else None
         step.journal.append(
-            {
-                "type": "edge",
-                "n": self.round.number if self.round else None,
-                "player": edge.player,
-                "pressed": edge.pressed,
-                "stamp_ns": edge.stamp_ns,
-                "source": edge.source,
-                "seq": edge.seq,
-                "use": str(use),
-            }
+            edge_entry(n, edge.player, edge.pressed, edge.stamp_ns, edge.source, edge.seq, use)
         )
         step.extend(self.tick(now_ns))
         return step
@@ -334,7 +321,7 @@ class Referee:
         self.game.check_round(Round(seated, ()))
         self.round.cards = seated
         shown = {p: [str(c) for c in hand] for p, hand in seated.items()}
-        step = RefereeStep(journal=[{"type": "cards", "n": self.round.number, "cards": shown}])
+        step = RefereeStep(journal=[cards_entry(self.round.number, shown)])
         step.extend(self.tick(now_ns))
         return step
 
@@ -433,12 +420,18 @@ class Referee:
         self.last_cards = dict(rnd.cards)
         self._go(Event.FINISH if self.game.over else Event.DECIDE)
         self.round = None
-        entry = {
-            "type": "verdict",
-            "n": rnd.number,
-            "verdict": result.verdict.to_dict(),
-            **self.game.to_dict(),
-        }
+        game = self.game
+        entry = VerdictEntry(
+            type="verdict",
+            n=rnd.number,
+            verdict=result.verdict.to_dict(),
+            cards=dict(game.counts),
+            pot=game.pot,
+            out=list(game.out),
+            over=game.over,
+            winner=game.winner,
+            mode=str(game.mode),
+        )
         cues = cues_for_verdict(result.verdict, result.went_out, self.game.over, self.game.winner)
         return RefereeStep(cues=cues, journal=[entry], result=result)
 
@@ -446,20 +439,20 @@ class Referee:
 
     @classmethod
     def from_journal(
-        cls, entries: list[dict[str, Any]], timing: Timing, sources: list[SourceInfo]
-    ) -> tuple[Referee, list[dict[str, Any]], list[str]]:
+        cls, entries: list[JournalEntry], timing: Timing, sources: list[SourceInfo]
+    ) -> tuple[Referee, list[JournalEntry], list[str]]:
         """Rebuild a game from its journal after a crash or a power cut.
 
-        Every decided round is replayed through the same engine call it was decided by; a
-        round that was revealed but not decided is carried over with its presses, and is
-        decided as soon as its cards are known (its time ran out while the power was off).
-        A round still counting down is abandoned. Returns the referee, the entries to append
-        (the resume marker) and messages for the table.
+        Every round goes through the declared transitions it went through at the table,
+        and every decided round is replayed through the same engine call it was decided
+        by; a round that was revealed but not decided is carried over with its presses,
+        and is decided as soon as its cards are known (its time ran out while the power
+        was off). A round still counting down is abandoned. Returns the referee, the
+        entries to append (the resume marker) and messages for the table.
         """
-        from companion.games.chomp import CARD_NAMES, MODE_NAMES, TwoPlayerEnd
-        from companion.referee.journal import journal_rounds
-
         start = entries[0]
+        if start["type"] != "start":
+            raise InputError("line 1", "a journal starts with a 'start' entry")
         game = ChompGame.new(
             start["players"],
             MODE_NAMES[start["mode"]],
@@ -469,33 +462,18 @@ class Referee:
         referee = cls(game, timing, sources)
         messages: list[str] = []
         for past in journal_rounds(entries):
-            if past.abandoned:
-                continue
-            # Past rounds keep the tie window they were decided with.
-            referee.tie_window_us = game.tie_window_us = past.window_us
-            rnd = referee.round = OpenRound(past.n, past.opened_ns, past.reveal_ns)
-            rnd.presses = past.presses()
-            if past.cards is not None:
-                rnd.cards = {p: tuple(CARD_NAMES[c] for c in h) for p, h in past.cards.items()}
-            referee.phase = Phase.COUNTDOWN if past.reveal_ns is None else Phase.REVEALED
-            if past.verdict is not None:
-                step = referee._decide()
-                assert step.result is not None
-                if step.result.verdict.to_dict() != past.verdict:
-                    messages.append(
-                        f"round {past.n}: the journal's verdict differs from the rules' "
-                        "verdict; the rules' verdict is kept (see companion chomp audit)"
-                    )
+            if not past.abandoned:
+                messages += referee._replay(past)
         referee.tie_window_us = game.tie_window_us = effective_tie_window_us(
             timing.tie_window_us, sources
         )[0]
-        appended: list[dict[str, Any]] = []
+        appended: list[JournalEntry] = []
         last = referee.round
         if last is not None and last.reveal_ns is None:
-            appended.append({"type": "abandon", "n": last.number, "why": "restarted before reveal"})
+            appended.append(abandon_entry(last.number, "restarted before reveal"))
             messages.append(f"round {last.number} had not been revealed: it is played again")
+            referee._go(Event.ABANDON)
             referee.round = None
-            referee.phase = Phase.READY
         elif last is not None:
             last.restored = True
             messages.append(
@@ -503,16 +481,33 @@ class Referee:
                 f"{len(last.presses)} press(es) kept"
                 + ("; enter its cards" if last.cards is None else "")
             )
-        appended.insert(
-            0,
-            {
-                "type": "resume",
-                "rounds_played": referee.rounds_played,
-                "effective_tie_window_us": referee.tie_window_us,
-                "sources": [
-                    {"name": s.name, "timing": str(s.timing), "uncertainty_us": s.uncertainty_us}
-                    for s in sources
-                ],
-            },
-        )
+        appended.insert(0, resume_entry(referee.rounds_played, referee.tie_window_us, sources))
         return referee, appended, messages
+
+    def _replay(self, past: JournalRound) -> list[str]:
+        """One round of the journal through the flow it took: opened (and counted down),
+        revealed, decided; the messages say where the rules disagree with the journal."""
+        if self.phase is not Phase.READY:
+            where = f"round {self.round.number}" if self.round else "the journal"
+            raise InputError(where, f"was never decided, yet round {past.n} follows")
+        # Past rounds keep the tie window they were decided with.
+        self.tie_window_us = self.game.tie_window_us = past.window_us
+        rnd = self.round = OpenRound(past.n, past.opened_ns)
+        rnd.presses = past.presses()
+        if past.cards is not None:
+            rnd.cards = {p: tuple(CARD_NAMES[c] for c in h) for p, h in past.cards.items()}
+        if past.reveal_ns is None or past.reveal_how == "countdown":
+            self._go(Event.START)
+        if past.reveal_ns is not None:
+            self._go(Event.REVEAL)
+            rnd.reveal_ns = past.reveal_ns
+        if past.verdict is None:
+            return []
+        step = self._decide()
+        assert step.result is not None
+        if step.result.verdict.to_dict() != past.verdict:
+            return [
+                f"round {past.n}: the journal's verdict differs from the rules' "
+                "verdict; the rules' verdict is kept (see companion chomp audit)"
+            ]
+        return []

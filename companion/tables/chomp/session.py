@@ -26,7 +26,7 @@ from companion.games.chomp import ChompGame
 from companion.referee.clock import Clock, MonotonicClock
 from companion.referee.core import Referee, RefereeStep, Timing
 from companion.referee.daemon import Cards, Input, RefereeDaemon
-from companion.referee.journal import JournalWriter, read_journal
+from companion.referee.journal import JournalEntry, JournalWriter, StartEntry, read_journal
 from companion.signals import ButtonEdge, SourceInfo
 from companion.tables.bridge_source import BridgePresses, open_bridge_presses
 from companion.tables.chomp.config import ChompConfig
@@ -47,9 +47,9 @@ def timing_of(config: ChompConfig) -> Timing:
     )
 
 
-def _game_over(entries: list[dict[str, Any]]) -> bool:
+def _game_over(entries: list[JournalEntry]) -> bool:
     verdicts = [e for e in entries if e["type"] == "verdict"]
-    return bool(verdicts and verdicts[-1].get("over"))
+    return bool(verdicts and verdicts[-1]["over"])
 
 
 def build_referee(
@@ -58,7 +58,7 @@ def build_referee(
     journal_path: Path,
     resume: bool,
     new: bool,
-) -> tuple[Referee, list[dict[str, Any]], list[str]]:
+) -> tuple[Referee, list[JournalEntry], list[str]]:
     """The referee for this start: a new game, or the journal's game resumed.
 
     Returns the referee, the entries to append to the journal, and messages for the table.
@@ -87,7 +87,7 @@ def build_referee(
             if _game_over(contents.entries):
                 messages.append(f"the journal's game is over; kept as {archive(journal_path)}")
             else:
-                _check_same_table(config, contents.entries[0], journal_path)
+                _check_same_table(config, contents.start, journal_path)
                 referee, appended, more = Referee.from_journal(contents.entries, timing, sources)
                 done = referee.rounds_played
                 messages.append(f"resumed the game from {journal_path} after round {done}")
@@ -97,7 +97,7 @@ def build_referee(
     return referee, [referee.start_info()], messages
 
 
-def _check_same_table(config: ChompConfig, start: dict[str, Any], journal: Path) -> None:
+def _check_same_table(config: ChompConfig, start: StartEntry, journal: Path) -> None:
     """A journal's game is resumed only with the table it was played at."""
     seated, configured = list(start["players"]), list(config.names)
     if seated != configured:
@@ -107,11 +107,12 @@ def _check_same_table(config: ChompConfig, start: dict[str, Any], journal: Path)
             f"{', '.join(configured)}: fix the config, or --new for a new game",
             config.source or None,
         )
+    journalled = {"mode": start["mode"], "two_player_end": start["two_player_end"]}
     for key, value in (("mode", config.mode), ("two_player_end", config.two_player_end)):
-        if start[key] != str(value):
+        if journalled[key] != str(value):
             raise ConfigError(
                 f"game.{key}",
-                f"{journal} was played with {key} = {start[key]!r}, the config says "
+                f"{journal} was played with {key} = {journalled[key]!r}, the config says "
                 f"{str(value)!r}: fix the config, or --new for a new game",
                 config.source or None,
             )
