@@ -24,6 +24,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     replay.add_argument("--json", action="store_true", help="print the result as JSON")
     replay.set_defaults(handler=run_replay)
 
+    _register_play(sub)
+
+
+def _register_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play = sub.add_parser(
         "play",
         help="track a game at the table: cards in, moves and bites announced, saved each round",
@@ -83,6 +87,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     play.add_argument(
         "--pin-factory", metavar="NAME", help="override the config's pin_factory (e.g. mock)"
     )
+    _register_tags(play)
+    play.set_defaults(handler=run_play)
+
+
+def _register_tags(play: argparse.ArgumentParser) -> None:
     tags = play.add_argument_group(
         "cards from tags", "read each round's cards from the cards' tags (docs/getbit.md)"
     )
@@ -108,7 +117,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="each robot's card colour (red, orange, yellow, green, blue, purple), so another "
         "robot's card is refused; default: a robot named after a colour has it; none: no colours",
     )
-    play.set_defaults(handler=run_play)
 
 
 def run_replay(args: argparse.Namespace) -> int:
