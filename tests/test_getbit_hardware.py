@@ -24,6 +24,7 @@ from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame
 from companion.tables.getbit.table import GetBitTable
 
+RunCli = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "getbit-table.example.toml"
 LEDS = {"red": 5, "blue": 6, "green": 13}  # yellow is the RGB LED on 16, 20, 21
@@ -294,22 +295,18 @@ def test_config_robots_must_be_the_games(tmp_path: Path) -> None:
         TableHardware(config, other, "mock")
 
 
-def test_config_through_the_cli_names_the_file(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_config_through_the_cli_names_the_file(run_cli: RunCli, tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text("[getbit]\nwhat = 1\n")
-    assert main(["getbit", "play", "--config", str(path), "--save", str(tmp_path / "g")]) == 2
-    assert capsys.readouterr().err.startswith(f"companion: {path}: getbit.what: unknown key")
+    status, _, err = run_cli("getbit", "play", "--config", str(path), "--save", str(tmp_path / "g"))
+    assert status == 2 and err.startswith(f"companion: {path}: getbit.what: unknown key")
 
 
-def test_a_wiring_mistake_leaves_no_new_game_behind(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_a_wiring_mistake_leaves_no_new_game_behind(run_cli: RunCli, tmp_path: Path) -> None:
     path = tmp_path / "half.toml"
     path.write_text("[getbit]\n[getbit.lock_in]\nann = 17\n")  # bob has no button
     save = tmp_path / "game.json"
     argv = ["getbit", "play", "--players", "ann,bob", "--config", str(path)]
-    assert main([*argv, "--pin-factory", "mock", "--save", str(save)]) == 2
-    assert capsys.readouterr().err == (f"companion: {path}: getbit.lock_in: no button for bob\n")
+    status, _, err = run_cli(*argv, "--pin-factory", "mock", "--save", str(save))
+    assert status == 2 and err == f"companion: {path}: getbit.lock_in: no button for bob\n"
     assert not save.exists()

@@ -14,7 +14,6 @@ import io
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,8 @@ from companion.tables.getbit.tags import TableTags, TagCards, TagPrompt
 from companion.tags import readers
 from companion.tags.readers import CallbackReader, TagKind, TagRead
 from companion.tags.tagfile import GETBIT_COLOURS, TagFile, load_tagfile, save_tagfile
+
+WaitFor = Callable[..., bool]  # the conftest fixture: poll until true, or fail
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOK = json.loads((ROOT / "examples" / "getbit-rulebook.json").read_text())
@@ -74,14 +75,6 @@ def saved(path: Path) -> dict[str, Any]:
 
 def rounds_saved(path: Path) -> int:
     return len(saved(path)["rounds"]) if path.exists() else 0
-
-
-def wait_for(check: Callable[[], bool], timeout_s: float = 5.0) -> None:
-    """A bounded poll: what the readers' threads do is awaited, never slept on blindly."""
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 # ----------------------------------------------------------- the table, no threads ------
@@ -296,8 +289,9 @@ class Console:
     """``companion ARGV`` with a scripted stdin, and a stdout the script's steps can watch
     while the session runs (a prompt is how a step knows its reads were taken)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, wait_for: WaitFor) -> None:
         self.monkeypatch = monkeypatch
+        self.wait_for = wait_for
         self.out = io.StringIO()
 
     def __call__(self, *argv: str, stdin: io.TextIOBase | str = "") -> tuple[int, str, str]:
@@ -311,12 +305,12 @@ class Console:
 
     def shows(self, text: str) -> Callable[[], None]:
         """A step: wait until the session has printed ``text``."""
-        return lambda: wait_for(lambda: text in self.out.getvalue())
+        return lambda: self.wait_for(lambda: text in self.out.getvalue())
 
 
 @pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> Console:
-    return Console(monkeypatch)
+def cli(monkeypatch: pytest.MonkeyPatch, wait_for: WaitFor) -> Console:
+    return Console(monkeypatch, wait_for)
 
 
 @pytest.fixture
@@ -346,7 +340,7 @@ def push_round(
     def step() -> None:
         for i, (colour, n) in enumerate(round_reads(cards)):
             bridge[0].push(i if seats else 0, bytes.fromhex(uid(colour, n)))
-        wait_for(lambda: f"round {rounds + 1} cards for" in cli.out.getvalue())
+        cli.wait_for(lambda: f"round {rounds + 1} cards for" in cli.out.getvalue())
 
     return step
 
@@ -396,7 +390,7 @@ def test_one_bridge_reader_per_robot_with_colours(
     )
 
 
-def test_a_serial_scanner_on_a_pty(cli: Console, tmp_path: Path) -> None:
+def test_a_serial_scanner_on_a_pty(wait_for: WaitFor, cli: Console, tmp_path: Path) -> None:
     master, slave = os.openpty()
     save = tmp_path / "game.json"
 
@@ -477,7 +471,9 @@ def test_typed_cards_still_play_the_round(
     assert saved(save)["rounds"] == RULEBOOK["rounds"][:2]
 
 
-def test_after_the_end_of_input_the_tags_play_on_to_the_end(tmp_path: Path) -> None:
+def test_after_the_end_of_input_the_tags_play_on_to_the_end(
+    wait_for: WaitFor, tmp_path: Path
+) -> None:
     """A service has no input: the game goes on from the tags until it is over."""
     save = tmp_path / "game.json"
     save.write_text(json.dumps({**TWO_PLAYERS, "rounds": TWO_PLAYERS["rounds"][:4]}))

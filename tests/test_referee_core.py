@@ -215,6 +215,7 @@ def test_press_between_rounds_is_journalled_but_not_counted() -> None:
     assert step.journal[0]["use"] == "between_rounds" and ref.round is None
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     stamps=st.lists(

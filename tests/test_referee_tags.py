@@ -10,25 +10,16 @@ from pathlib import Path
 import pytest
 
 from companion.errors import InputError
-from companion.games.chomp import Mode, TwoPlayerEnd
 from companion.referee.daemon import RefereeDaemon
 from companion.signals import RevealStamp
-from companion.tables.chomp.config import TagsConfig, config_from_dict
-from companion.tables.chomp.demo import demo_config
+from companion.tables.chomp.config import ChompConfig, TagsConfig, config_from_dict
 from companion.tables.chomp.session import ChompSession, open_chomp_session
 from companion.tags.readers import CallbackReader
 
+WaitFor = Callable[..., bool]  # the conftest fixture: poll until true, or fail
+
 ROOT = Path(__file__).resolve().parent.parent
 TAGS = ROOT / "examples" / "chomp-tags.example.json"
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return False
 
 
 def uid_of(card: str) -> str:
@@ -40,14 +31,11 @@ def uid_of(card: str) -> str:
 
 @pytest.fixture
 def tagged(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    table_config: ChompConfig, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[ChompSession, CallbackReader]]:
     reader = CallbackReader()
     monkeypatch.setattr("companion.tables.chomp.session.open_reader", lambda *a, **k: reader)
-    base = demo_config(
-        ("ann", "bob", "cat"), Mode.STANDARD, TwoPlayerEnd.COUNT, tmp_path / "j.jsonl"
-    )
-    config = replace(base, tags=TagsConfig(TAGS, ("bridge",), None))
+    config = replace(table_config, tags=TagsConfig(TAGS, ("bridge",), None))
     session = open_chomp_session(config, new=True, pin_factory="mock")
     yield session, reader
     session.close()
@@ -70,6 +58,7 @@ def test_tags_config_is_checked() -> None:
 
 
 def test_a_round_whose_cards_come_from_their_tags(
+    wait_for: WaitFor,
     tagged: tuple[ChompSession, CallbackReader],
 ) -> None:
     session, reader = tagged
@@ -93,6 +82,7 @@ def test_a_round_whose_cards_come_from_their_tags(
 
 
 def test_a_card_read_twice_is_a_prompt_not_a_guess(
+    wait_for: WaitFor,
     tagged: tuple[ChompSession, CallbackReader],
 ) -> None:
     session, reader = tagged
