@@ -412,3 +412,21 @@ def test_config_warnings_are_shown_when_the_table_opens(
     warned = replace(table_config, warnings=("players[0].button: GPIO0 is ID_SD, ...",))
     session = opener(warned, new=True)
     assert session.messages[0] == "players[0].button: GPIO0 is ID_SD, ..."
+
+
+def test_the_demo_journals_the_keyboard_stamps_it_referees_with(tmp_path: Path) -> None:
+    """With people at the keys the tie window is the keyboard's, and the journal's start
+    says so, so an audit judges with the window the referee used (it used to record the
+    mock pins' 500 us while refereeing at 10 ms)."""
+    from companion.tables.chomp.demo import open_demo
+
+    seats, bots = ["you", "ann", "bob"], ["ann", "bob"]
+    session, table = open_demo(seats, bots, journal=tmp_path / "demo.jsonl")
+    try:
+        start = read_journal(session.config.journal).start
+        assert session.referee.tie_window_us == 10_000 == start["effective_tie_window_us"]
+        assert [s["timing"] for s in start["sources"]] == ["keyboard"]
+        assert session.messages[-1].startswith("tie window raised from 500 to 10000 us")
+    finally:
+        table.close()
+        session.close()

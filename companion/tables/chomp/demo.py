@@ -19,7 +19,6 @@ from companion.devices.wiring import BuzzerConfig, LedConfig, LedKind
 from companion.games.chomp import ChompTable, Mode, RoundResult, Slap, TwoPlayerEnd, judge
 from companion.referee.core import RefereeStep
 from companion.referee.daemon import Cards, Shutdown, StartRound
-from companion.referee.tie_window import effective_tie_window_us
 from companion.signals import Signal, SourceInfo, TimingClass
 from companion.tables.chomp.config import ChompConfig, PlayerConfig
 from companion.tables.chomp.session import ChompSession, open_chomp_session
@@ -159,15 +158,11 @@ def open_demo(
     if journal is None:
         journal = Path(tempfile.mkdtemp(prefix="companion-demo-")) / "demo-journal.jsonl"
     config = demo_config(players, mode, two_player_end, journal, fast)
-    session = open_chomp_session(config, new=True, pin_factory="mock")
-    if set(bots) != set(players):
-        # People press keys, and a key reaches the mock pin when the terminal delivers it:
-        # the stamps are only as good as the keyboard, and the referee says so.
-        session.referee.sources[:] = [keyboard_source()]
-        window, warning = effective_tie_window_us(config.tie_window_us, session.referee.sources)
-        session.referee.tie_window_us = session.referee.game.tie_window_us = window
-        if warning:
-            session.messages.append(warning)
+    # People press keys, and a key reaches the mock pin when the terminal delivers it: the
+    # stamps are only as good as the keyboard, and the referee (and its journal) say so.
+    people = set(bots) != set(players)
+    stamped_as = [keyboard_source()] if people else None
+    session = open_chomp_session(config, new=True, pin_factory="mock", stamped_as=stamped_as)
     reaction = (15.0, 45.0) if fast else (280.0, 650.0)
     return session, SimulatedTable(session, random.Random(seed), bots, reaction)
 

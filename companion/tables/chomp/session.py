@@ -251,12 +251,16 @@ def open_chomp_session(
     pin_factory: str | None = None,
     clock: Clock | None = None,
     notify: Callable[[str], None] | None = None,
+    stamped_as: list[SourceInfo] | None = None,
 ) -> ChompSession:
     """Open pins, press sources and outputs, then the referee and its journal.
 
     ``resume`` continues the journal's game, ``new`` sets an existing journal aside;
     with neither, an existing journal is an error. ``pin_factory`` overrides the
-    config's (``"mock"`` for gpiozero's MockFactory). Nothing is left open on failure.
+    config's (``"mock"`` for gpiozero's MockFactory). ``stamped_as`` declares how the
+    presses are really stamped when the pins only relay them (the demo's keys reach
+    mock pins as the terminal delivers them): the tie window and the journal follow it.
+    Nothing is left open on failure.
     """
     clock = clock or MonotonicClock()
     with ExitStack() as stack:
@@ -268,9 +272,8 @@ def open_chomp_session(
         # The inbox exists before the sources, so no edge can arrive with nowhere to go.
         inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
         presses = _open_presses(config, opened, inbox, stack, notify)
-        referee, appended, messages = build_referee(
-            config, presses.sources, config.journal, resume, new
-        )
+        sources = presses.sources if stamped_as is None else list(stamped_as)
+        referee, appended, messages = build_referee(config, sources, config.journal, resume, new)
         messages[:0] = list(config.warnings)
         if referee.window_warning:
             messages.append(referee.window_warning)
@@ -283,7 +286,7 @@ def open_chomp_session(
             # flagged stuck like any other.
             inbox.put(ButtonEdge(player, True, clock.now_ns(), source, -1))
         session = ChompSession(
-            config, referee, daemon, journal, presses.sources, messages, opened, outputs,
+            config, referee, daemon, journal, sources, messages, opened, outputs,
             presses.buttons, presses.bridge,
         )  # fmt: skip
         if config.tags is not None:
