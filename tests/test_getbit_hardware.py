@@ -17,11 +17,12 @@ import pytest
 from gpiozero.tones import Tone
 
 from companion.cli import main
-from companion.errors import ConfigError, HardwareError
+from companion.errors import ConfigError, HardwareError, InputError
 from companion.games.getbit import GetBit, Setup
 from companion.tables.getbit.config import GetBitConfig, load_table_config
 from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame
+from companion.tables.getbit.session import open_getbit_table
 from companion.tables.getbit.table import GetBitTable
 
 RunCli = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
@@ -310,3 +311,29 @@ def test_a_wiring_mistake_leaves_no_new_game_behind(run_cli: RunCli, tmp_path: P
     status, _, err = run_cli(*argv, "--pin-factory", "mock", "--save", str(save))
     assert status == 2 and err == f"companion: {path}: getbit.lock_in: no button for bob\n"
     assert not save.exists()
+
+
+def test_opening_a_table_that_fails_half_way_releases_the_pins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The saved game refuses to be overwritten after the pins were opened: the ExitStack
+    closes the lights and the lock-in buttons again, and the old game is untouched."""
+    closed: list[TableHardware] = []
+    close = TableHardware.close
+
+    def record(self: TableHardware) -> None:
+        closed.append(self)
+        close(self)
+
+    monkeypatch.setattr(TableHardware, "close", record)
+    config = load_table_config(EXAMPLE)
+    setup = Setup(config.robot_players, LINE)
+    save = tmp_path / "game.json"
+    save.write_text("{}")
+    with pytest.raises(InputError, match="holds a game"):
+        open_getbit_table(save, setup, config=config, pin_factory="mock")
+    assert len(closed) == 1 and save.read_text() == "{}"
+    table = open_getbit_table(save, setup, new=True, config=config, pin_factory="mock")
+    assert table.hardware is not None and table.hardware.opened.name == "mock"
+    table.close()
+    assert closed[-1] is table.hardware and len(closed) == 2

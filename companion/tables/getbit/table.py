@@ -20,7 +20,8 @@ from companion.tables.getbit.text import round_lines
 
 @dataclass
 class GetBitTable:
-    """The session, the entry under way, the last announcement, the optional hardware."""
+    """The saved game, the entry under way, the last announcement, the optional hardware
+    and tags; :meth:`close` releases what ``open_getbit_table`` opened."""
 
     session: SavedGame
     secret: bool = False
