@@ -2,15 +2,19 @@
 
 Every reader takes the value and its path (``rounds[2].slaps[0].t_us``) and either returns
 the value in the expected type or raises :class:`InputError` naming that path, so a person
-fixing a file is pointed at the exact spot.
+fixing a file is pointed at the exact spot. :func:`read_toml` reads a config file into
+such data; :func:`archive` sets a finished file aside, since nothing recorded is deleted.
 """
 
 from __future__ import annotations
 
+import time
+import tomllib
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
-from companion.errors import InputError
+from companion.errors import ConfigError, InputError
 
 E = TypeVar("E")
 
@@ -133,3 +137,47 @@ def choice(value: object, path: str, options: Mapping[str, E], what: str) -> E:
         return options[value]
     except KeyError:
         raise fail(path, f"unknown {what} {value!r} (one of: {', '.join(options)})") from None
+
+
+MAX_TOML_BYTES = 1_000_000  # a table's config is a few hundred bytes; refuse anything huge
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML config file as plain data; any problem is one ConfigError naming the file.
+
+    Too big or nested too deeply is refused the same way, never a MemoryError or a
+    RecursionError from the parser.
+    """
+    source = str(path)
+    try:
+        with Path(path).open("rb") as handle:
+            raw = handle.read(MAX_TOML_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError("", "no such config file", source) from None
+    except OSError as exc:
+        raise ConfigError("", f"cannot read: {exc}", source) from None
+    if len(raw) > MAX_TOML_BYTES:
+        raise ConfigError("", f"over {MAX_TOML_BYTES} bytes: not a table config", source)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError("", f"cannot read: {exc}", source) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("", f"not TOML: {exc}", source) from None
+    except RecursionError:
+        raise ConfigError("", "nested too deeply to be a table config", source) from None
+
+
+def archive(path: Path) -> Path:
+    """Move a finished or abandoned file (a journal, a saved game) aside under a dated
+    name next to it, and return that name: nothing recorded is ever deleted."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}.{stamp}{path.suffix}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.stem}.{stamp}-{n}{path.suffix}")
+        n += 1
+    path.rename(target)
+    return target

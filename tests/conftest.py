@@ -1,14 +1,55 @@
+"""Fixtures shared by the suite: the mock pin factory, polling, a table config, the CLI."""
+
 from __future__ import annotations
 
-from collections.abc import Iterator
+import io
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple, Protocol
 
 import pytest
 from gpiozero import Device
 
+from companion.cli import main
 from companion.devices.pins import OpenedFactory, open_factory
+from companion.games.chomp import Mode, TwoPlayerEnd
+from companion.tables.chomp.config import ChompConfig
+from companion.tables.chomp.demo import demo_config
 
 ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = ("ann", "bob", "cat")
+
+WaitFor = Callable[..., bool]
+
+
+class CliResult(NamedTuple):
+    status: int
+    out: str
+    err: str
+
+
+class RunCli(Protocol):
+    def __call__(self, *argv: str, stdin: str = "") -> CliResult: ...
+
+
+def poll(condition: Callable[[], bool], timeout: float = 5.0, every: float = 0.005) -> bool:
+    """True as soon as ``condition()`` holds; an AssertionError when ``timeout`` passes.
+
+    What threads (pin drivers, readers, the referee's loop) do is awaited, never slept on
+    blindly: the timeout is generous, so only a hang fails.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still not true after {timeout} s"
+        time.sleep(every)
+    return True
+
+
+@pytest.fixture
+def wait_for() -> WaitFor:
+    """:func:`poll`: ``wait_for(lambda: ..., timeout=5.0)``."""
+    return poll
 
 
 @pytest.fixture
@@ -30,3 +71,26 @@ def opened() -> Iterator[OpenedFactory]:
         opened.close()
         opened.factory.reset()
         Device.pin_factory = before
+
+
+@pytest.fixture
+def table_config(tmp_path: Path) -> ChompConfig:
+    """The base CHOMP! table: ann, bob, cat on the demo's wiring (buttons 17/27/22, LEDs
+    5/6/13, buzzer 18, status LED 20), mock pins, fast timings, a journal in tmp_path."""
+    return demo_config(
+        PLAYERS, Mode.STANDARD, TwoPlayerEnd.COUNT, tmp_path / "game.jsonl", fast=True
+    )
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> RunCli:
+    """Run ``companion ARGV`` in-process with ``stdin`` as standard input (not a terminal,
+    so the table apps use their line mode); returns (status, out, err)."""
+
+    def run(*argv: str, stdin: str = "") -> CliResult:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        status = main(list(argv))
+        out, err = capsys.readouterr()
+        return CliResult(status, out, err)
+
+    return run

@@ -11,12 +11,12 @@ import queue
 import pytest
 
 from companion.games.chomp import Card, ChompGame, Hand, Mode
-from companion.referee.card_entry import KEYS, LEGEND, UNDO_KEYS, CardEntry
 from companion.referee.clock import ManualClock
 from companion.referee.core import Phase, Referee, Timing
 from companion.referee.daemon import Cards, Input, RefereeDaemon, StartRound
-from companion.referee.screen import TableView, parse_cards_line, run_lines
 from companion.signals import RevealStamp, SourceInfo, TimingClass
+from companion.tables.chomp.card_entry import KEYS, LEGEND, UNDO_KEYS, CardEntry
+from companion.tables.chomp.screen import TableView, parse_cards_line, run_lines
 
 MS = 1_000_000
 PLAYERS = ("ann", "bob", "cat")
@@ -231,7 +231,7 @@ def test_typed_cards_are_decided_by_the_referee() -> None:
     press(view, "561\n")
     daemon.pump()  # the cards; no slap, so the round waits for its timeout
     assert daemon.referee.round is not None and daemon.referee.round.cards is not None
-    assert not daemon.status()["waiting_for_cards"]
+    assert not daemon.status().waiting_for_cards
     press(view, "\n")  # the cards are in: Enter sends nothing more
     assert drain(daemon) == []
 

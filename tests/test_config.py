@@ -6,24 +6,18 @@ names the file and the key, so the person at the table can fix the line it point
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from companion.cli import main
-from companion.config import (
-    BuzzerConfig,
-    BuzzerKind,
-    LedConfig,
-    LedKind,
-    RevealBy,
-    config_from_dict,
-    load_config,
-    parse_pin,
-)
+from companion import data
+from companion.devices.wiring import BuzzerConfig, BuzzerKind, LedConfig, LedKind, parse_pin
 from companion.errors import ConfigError, InputError
 from companion.games.chomp import Mode, TwoPlayerEnd
+from companion.tables.chomp.config import RevealBy, config_from_dict, load_config
 
+RunCli = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
 ROOT = Path(__file__).resolve().parent.parent
 PINMAP = ROOT / "hardware" / "pinmap.example.toml"
 
@@ -341,7 +335,7 @@ def test_a_pin_not_on_the_header(tmp_path: Path, value: str, fragment: str) -> N
     ("line", "key", "fragment"),
     [
         ('[game]\nmode = "speed"\n', "game.mode", "unknown mode 'speed'"),
-        ('[gpio]\npin_factory = "wiringpi"\n', "gpio.pin_factory", "unknown factory"),
+        ('[gpio]\npin_factory = "wiringpi"\n', "gpio.pin_factory", "unknown pin factory"),
         ("[referee]\ntie_window_us = -1\n", "referee.tie_window_us", "at least 0"),
         ("[referee]\ncountdown_interval_ms = 10\n", "referee.countdown_interval_ms", "at least"),
         ('[referee]\nround_timeout_s = "10"\n', "referee.round_timeout_s", "expected a number"),
@@ -363,13 +357,10 @@ def test_config_from_dict_reports_the_key_without_a_file() -> None:
 # -- the command line ------------------------------------------------------------------------
 
 
-def test_referee_with_a_bad_config_is_one_line_and_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_referee_with_a_bad_config_is_one_line_and_exit_2(tmp_path: Path, run_cli: RunCli) -> None:
     path = write(tmp_path, BASE.replace("led = 5", "led = 27"), "bad.toml")
-    assert main(["referee", "--config", str(path), "--pin-factory", "mock"]) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
+    status, out, err = run_cli("referee", "--config", str(path), "--pin-factory", "mock")
+    assert status == 2 and out == ""
     assert err.splitlines() == [
         f"companion: {path}: players[1].button: GPIO27 is already used by players[0].led"
     ]
@@ -377,14 +368,11 @@ def test_referee_with_a_bad_config_is_one_line_and_exit_2(
 
 
 def test_referee_with_a_missing_config_is_one_line_and_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, run_cli: RunCli
 ) -> None:
     path = tmp_path / "bad.toml"
-    assert main(["referee", "--config", str(path)]) == 2
-    assert capsys.readouterr().err.splitlines() == [f"companion: {path}: no such config file"]
-
-
-# -- known bugs (strict xfail: remove the mark with the fix) -----------------------------------
+    status, _, err = run_cli("referee", "--config", str(path))
+    assert status == 2 and err.splitlines() == [f"companion: {path}: no such config file"]
 
 
 def test_a_pin_with_a_superscript_digit_is_a_config_error(tmp_path: Path) -> None:
@@ -401,3 +389,33 @@ def test_a_hat_id_pin_is_accepted_with_a_warning_naming_the_key(tmp_path: Path) 
     (warning,) = config.warnings
     assert warning.startswith("players[2].button: GPIO0 is ID_SD, a HAT's ID EEPROM pin")
     assert load_config(write(tmp_path, BASE, "plain.toml")).warnings == ()
+
+
+# -- the one TOML reader (companion.data.read_toml) --------------------------------------------
+
+
+def test_read_toml_refuses_a_huge_file_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "huge.toml"
+    path.write_text("# " + "x" * data.MAX_TOML_BYTES + "\n")
+    with pytest.raises(ConfigError) as caught:
+        data.read_toml(path)
+    assert str(caught.value) == f"{path}: over {data.MAX_TOML_BYTES} bytes: not a table config"
+
+
+def test_read_toml_refuses_deep_nesting_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError) as caught:
+        data.read_toml(path)
+    assert str(caught.value) == f"{path}: nested too deeply to be a table config"
+
+
+def test_archive_keeps_every_file_under_a_new_name(tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    kept = []
+    for n in range(3):
+        path.write_text(f"game {n}\n")
+        kept.append(data.archive(path))
+        assert not path.exists()
+    assert len(set(kept)) == 3 and all(p.parent == tmp_path for p in kept)
+    assert sorted(p.read_text() for p in kept) == ["game 0\n", "game 1\n", "game 2\n"]

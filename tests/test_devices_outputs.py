@@ -7,8 +7,8 @@ asserting exact timings.
 
 from __future__ import annotations
 
+import logging
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,7 +17,6 @@ from gpiozero import LED, PWMLED, RGBLED, TonalBuzzer
 from gpiozero.pins.mock import MockFactory
 from gpiozero.tones import Tone
 
-from companion.config import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.devices import outputs
 from companion.devices.outputs import (
     COLOURS,
@@ -32,8 +31,11 @@ from companion.devices.outputs import (
     sound_for,
 )
 from companion.devices.pins import OpenedFactory
+from companion.devices.wiring import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.errors import HardwareError
 from companion.signals import Cue, Signal, TimingClass
+
+WaitFor = Callable[..., bool]  # the conftest fixture: poll until true, or fail
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER_SIGNALS = (
@@ -74,14 +76,6 @@ def level(opened: OpenedFactory, pin: int) -> float:
     return float(opened.factory.pin(pin).state)
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 3.0) -> None:
-    """Poll until condition holds; the timeout is generous, only a hang fails."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the background pattern never got there"
-        time.sleep(0.002)
-
-
 # What each cue shows at once ---------------------------------------------------------
 
 
@@ -105,7 +99,7 @@ def test_first_cue_reaches_its_pin_first(
 
 
 def test_bad_chomp_blinks_in_the_background(
-    opened: OpenedFactory, make: Callable[..., TableOutputs]
+    wait_for: WaitFor, opened: OpenedFactory, make: Callable[..., TableOutputs]
 ) -> None:
     table = make({"cat": plain(13)})
     table.render([Cue(Signal.BAD_CHOMP, "cat")])  # repeats forever, yet returns
@@ -162,7 +156,7 @@ def test_reveal_darkens_the_players_so_a_fast_win_still_shows(
 
 
 def test_ink_out_chases_around_the_table(
-    opened: OpenedFactory, make: Callable[..., TableOutputs]
+    wait_for: WaitFor, opened: OpenedFactory, make: Callable[..., TableOutputs]
 ) -> None:
     table = make({"ann": plain(5), "bob": plain(6), "cat": plain(13)})
     table.render([Cue(Signal.INK_OUT)])
@@ -171,7 +165,7 @@ def test_ink_out_chases_around_the_table(
 
 
 def test_war_swaps_even_and_odd_seats(
-    opened: OpenedFactory, make: Callable[..., TableOutputs]
+    wait_for: WaitFor, opened: OpenedFactory, make: Callable[..., TableOutputs]
 ) -> None:
     table = make({"ann": plain(5), "bob": plain(6)})
     table.render([Cue(Signal.WAR)])
@@ -196,7 +190,7 @@ def test_game_over_draw_lights_every_led(
 
 
 def test_stuck_blinks_until_unstuck(
-    opened: OpenedFactory, make: Callable[..., TableOutputs]
+    wait_for: WaitFor, opened: OpenedFactory, make: Callable[..., TableOutputs]
 ) -> None:
     table = make({"dan": plain(19)})
     table.render([Cue(Signal.STUCK, "dan")])
@@ -241,7 +235,7 @@ def test_pwm_led_goes_full_on(opened: OpenedFactory, make: Callable[..., TableOu
 
 
 def test_active_buzzer_beeps_once_for_countdown(
-    opened: OpenedFactory, make: Callable[..., TableOutputs]
+    wait_for: WaitFor, opened: OpenedFactory, make: Callable[..., TableOutputs]
 ) -> None:
     table = make({}, BuzzerConfig(18, BuzzerKind.ACTIVE))
     table.render([Cue(Signal.COUNTDOWN)])
@@ -251,7 +245,7 @@ def test_active_buzzer_beeps_once_for_countdown(
 
 
 def test_passive_buzzer_plays_the_notes(
-    opened: OpenedFactory, make: Callable[..., TableOutputs]
+    wait_for: WaitFor, opened: OpenedFactory, make: Callable[..., TableOutputs]
 ) -> None:
     table = make({}, BuzzerConfig(18, BuzzerKind.PASSIVE))
     buzzer = opened.factory.pin(18)
@@ -307,10 +301,19 @@ def test_every_note_is_in_the_passive_buzzers_range(opened: OpenedFactory) -> No
 # Missing and broken devices, closing -------------------------------------------------
 
 
-def test_missing_devices_are_skipped(make: Callable[..., TableOutputs]) -> None:
+def test_missing_devices_are_skipped(
+    opened: OpenedFactory, make: Callable[..., TableOutputs], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table with no LED, no buzzer and no status LED: every signal, for a seated
+    player, for the table and for a stranger, is skipped without a device being made,
+    a pin being touched, a pattern being played or a warning being logged."""
     table = make({"ann": None, "bob": None})
-    for signal in Signal:
-        table.render([Cue(signal, "ann"), Cue(signal, None), Cue(signal, "zed")])
+    with caplog.at_level(logging.DEBUG, logger="companion.devices.outputs"):
+        for signal in Signal:
+            table.render([Cue(signal, "ann"), Cue(signal, None), Cue(signal, "zed")])
+    assert caplog.records == []  # nothing failed on the way ("could not show ...")
+    assert opened.factory.pins == {}  # no pin was ever claimed, so none changed
+    assert table._tracks() == []  # and the background thread has nothing to play
 
 
 def test_missing_player_led_skips_only_that_player(

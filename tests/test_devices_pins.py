@@ -9,9 +9,9 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.config import PIN_FACTORIES
 from companion.devices import pins
 from companion.devices.pins import OpenedFactory, open_factory
+from companion.devices.wiring import PIN_FACTORIES
 from companion.errors import HardwareError
 from companion.signals import DEFAULT_UNCERTAINTY_US, TimingClass
 

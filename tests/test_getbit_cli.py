@@ -3,7 +3,6 @@ line mode: announcements, the save after every round, resume, undo, secret entry
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,28 +10,13 @@ from typing import Any
 
 import pytest
 
-from companion.cli import main
-
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "getbit-rulebook.json"
 TWO_PLAYERS = ROOT / "examples" / "getbit-two-players.json"
 FOUR = ["--players", "john,anne,beth,ted", "--line", "ted,anne,beth,john"]
 
 
-Cli = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
-    """Run ``companion ARGV`` with ``stdin`` as standard input (not a terminal: line mode)."""
-
-    def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-        status = main(list(argv))
-        out, err = capsys.readouterr()
-        return status, out, err
-
-    return run
+Cli = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
 
 
 def write(tmp_path: Path, value: Any, name: str = "game.json") -> str:
@@ -48,8 +32,8 @@ def example() -> dict[str, Any]:
 # ---------------------------------------------------------------------- replay ----------
 
 
-def test_replay_reports_the_rulebook_example(cli: Cli) -> None:
-    status, out, err = cli("getbit", "replay", str(EXAMPLE))
+def test_replay_reports_the_rulebook_example(run_cli: Cli) -> None:
+    status, out, err = run_cli("getbit", "replay", str(EXAMPLE))
     assert (status, err) == (0, "")
     assert out.splitlines() == [
         "Get Bit!: john, anne, beth, ted · 4 robots, cards 1-5",
@@ -68,8 +52,8 @@ def test_replay_reports_the_rulebook_example(cli: Cli) -> None:
     ]
 
 
-def test_replay_json_is_exactly_the_formats_md_object(cli: Cli) -> None:
-    status, out, _ = cli("getbit", "replay", "--json", str(EXAMPLE))
+def test_replay_json_is_exactly_the_formats_md_object(run_cli: Cli) -> None:
+    status, out, _ = run_cli("getbit", "replay", "--json", str(EXAMPLE))
     assert status == 0
     assert json.loads(out) == {
         "line": ["beth", "ted", "anne", "john"],
@@ -91,7 +75,7 @@ def test_replay_json_is_exactly_the_formats_md_object(cli: Cli) -> None:
     }
 
 
-def test_replay_formats_md_example_input_is_a_first_round(cli: Cli, tmp_path: Path) -> None:
+def test_replay_formats_md_example_input_is_a_first_round(run_cli: Cli, tmp_path: Path) -> None:
     """formats.md's own example: one round, the first, so nobody is bitten (G3)."""
     game = {
         "robots": {"john": "john", "anne": "anne", "beth": "beth", "ted": "ted"},
@@ -101,42 +85,42 @@ def test_replay_formats_md_example_input_is_a_first_round(cli: Cli, tmp_path: Pa
         "pickup_at": 1,
         "rounds": [{"john": 4, "anne": 1, "beth": 4, "ted": 5}],
     }
-    status, out, _ = cli("getbit", "replay", "--json", write(tmp_path, game))
+    status, out, _ = run_cli("getbit", "replay", "--json", write(tmp_path, game))
     result = json.loads(out)
     assert result["rounds"] == [{"moved": ["anne", "ted"], "bitten": None, "out": []}]
     assert result["line"] == ["ted", "anne", "john", "beth"]
     assert result["hands"]["john"] == [1, 2, 3, 5]
 
 
-def test_replay_reads_stdin(cli: Cli) -> None:
-    status, out, _ = cli("getbit", "replay", "--json", "-", stdin=EXAMPLE.read_text())
+def test_replay_reads_stdin(run_cli: Cli) -> None:
+    status, out, _ = run_cli("getbit", "replay", "--json", "-", stdin=EXAMPLE.read_text())
     assert status == 0 and json.loads(out)["line"] == ["beth", "ted", "anne", "john"]
 
 
-def test_replay_two_player_game_to_the_end_with_longer_games(cli: Cli, tmp_path: Path) -> None:
+def test_replay_two_player_game_to_the_end_with_longer_games(run_cli: Cli, tmp_path: Path) -> None:
     game = {
         "robots": {"red": "ann", "blue": "bob", "green": "ann", "yellow": "bob"},
         "line": ["red", "blue", "green", "yellow"],
         "longer_games": True,
         "rounds": [dict.fromkeys(("red", "blue", "green", "yellow"), c) for c in (1, 2)],
     }
-    status, out, _ = cli("getbit", "replay", "--json", write(tmp_path, game))
+    status, out, _ = run_cli("getbit", "replay", "--json", write(tmp_path, game))
     result = json.loads(out)
     assert result["limbs"]["yellow"] == 3.5 and result["limbs"]["red"] == 4
     assert result["winner"] is None
-    status, out, _ = cli("getbit", "replay", str(tmp_path / "game.json"))
+    status, out, _ = run_cli("getbit", "replay", str(tmp_path / "game.json"))
     assert "yellow bitten (3.5 limbs left)" in out
     assert "  1. yellow (bob)  ███▌ 3.5 limbs" in out
 
 
-def test_replay_two_player_game_ends_at_the_first_elimination(cli: Cli) -> None:
+def test_replay_two_player_game_ends_at_the_first_elimination(run_cli: Cli) -> None:
     """Yellow, always the lowest untied card, is at the back and bitten four times (G5)."""
-    status, out, _ = cli("getbit", "replay", "--json", str(TWO_PLAYERS))
+    status, out, _ = run_cli("getbit", "replay", "--json", str(TWO_PLAYERS))
     result = json.loads(out)
     assert [r["bitten"] for r in result["rounds"]] == [None, *["yellow"] * 4]
     assert result["out"] == ["yellow"] and result["winner"] == "ann"
     assert result["line"] == ["green", "blue", "red"]
-    status, out, _ = cli("getbit", "replay", str(TWO_PLAYERS))
+    status, out, _ = run_cli("getbit", "replay", str(TWO_PLAYERS))
     lines = out.splitlines()
     assert lines[5].endswith("yellow bitten and out; bob loses")
     assert lines[4].endswith("yellow bitten (1 limb left); picked up: red, blue, green")
@@ -158,39 +142,39 @@ def test_replay_two_player_game_ends_at_the_first_elimination(cli: Cli) -> None:
     ],
 )
 def test_replay_bad_input_is_one_line_naming_file_and_place(
-    cli: Cli, tmp_path: Path, change: dict[str, Any], place: str
+    run_cli: Cli, tmp_path: Path, change: dict[str, Any], place: str
 ) -> None:
     path = write(tmp_path, {**example(), **change})
-    status, out, err = cli("getbit", "replay", path)
+    status, out, err = run_cli("getbit", "replay", path)
     assert status == 2 and out == ""
     assert err.startswith(f"companion: {path}: {place}")
     assert err.count("\n") == 1
 
 
-def test_replay_refuses_rounds_after_the_game_is_over(cli: Cli, tmp_path: Path) -> None:
+def test_replay_refuses_rounds_after_the_game_is_over(run_cli: Cli, tmp_path: Path) -> None:
     game = json.loads(TWO_PLAYERS.read_text())
     game["rounds"].append(dict.fromkeys(("red", "blue", "green"), 1))
     path = write(tmp_path, game)
-    status, _, err = cli("getbit", "replay", path)
+    status, _, err = run_cli("getbit", "replay", path)
     assert status == 2
     assert err == f"companion: {path}: rounds[5]: the game is already over (ann won in round 5)\n"
 
 
-def test_replay_not_json_and_missing_file(cli: Cli, tmp_path: Path) -> None:
+def test_replay_not_json_and_missing_file(run_cli: Cli, tmp_path: Path) -> None:
     path = write(tmp_path, "{not json")
-    status, _, err = cli("getbit", "replay", path)
+    status, _, err = run_cli("getbit", "replay", path)
     assert status == 2 and err.startswith(f"companion: {path}: line 1 column 2: not JSON")
-    status, _, err = cli("getbit", "replay", str(tmp_path / "nope.json"))
+    status, _, err = run_cli("getbit", "replay", str(tmp_path / "nope.json"))
     assert status == 2 and err == f"companion: {tmp_path / 'nope.json'}: no such file\n"
 
 
 # ------------------------------------------------------------------------ play ----------
 
 
-def test_play_line_mode_announces_each_round_and_saves_it(cli: Cli, tmp_path: Path) -> None:
+def test_play_line_mode_announces_each_round_and_saves_it(run_cli: Cli, tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     rounds = "3 2 5 1\n4112\njohn=5 anne=5 beth=2 ted=4\n4 1 4 5\nquit\n"
-    status, out, err = cli("getbit", "play", *FOUR, "--save", str(save), stdin=rounds)
+    status, out, err = run_cli("getbit", "play", *FOUR, "--save", str(save), stdin=rounds)
     assert status == 0
     assert "round 1 cards for john anne beth ted:" in out
     assert "Round 4: john 4 · anne 1 · beth 4 · ted 5" in out
@@ -206,61 +190,63 @@ def test_play_line_mode_announces_each_round_and_saves_it(cli: Cli, tmp_path: Pa
     assert json.loads(save.read_text()) == example()
 
 
-def test_play_refused_card_changes_nothing(cli: Cli, tmp_path: Path) -> None:
+def test_play_refused_card_changes_nothing(run_cli: Cli, tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     rounds = "3 2 5 1\n3 1 1 2\n12\n4 1 1 2\n"
-    status, out, _ = cli("getbit", "play", *FOUR, "--save", str(save), stdin=rounds)
+    status, out, _ = run_cli("getbit", "play", *FOUR, "--save", str(save), stdin=rounds)
     assert "round 2: john cannot play 3: not in its hand (1, 2, 4, 5)" in out
     assert "give 4 cards, for john anne beth ted (e.g. 4 1 4 5)" in out
     assert json.loads(save.read_text())["rounds"] == example()["rounds"][:2]
 
 
-def test_play_saves_after_every_round_and_resumes(cli: Cli, tmp_path: Path) -> None:
+def test_play_saves_after_every_round_and_resumes(run_cli: Cli, tmp_path: Path) -> None:
     save = str(tmp_path / "game.json")
-    cli("getbit", "play", *FOUR, "--save", save, stdin="3 2 5 1\n4 1 1 2\n")
+    run_cli("getbit", "play", *FOUR, "--save", save, stdin="3 2 5 1\n4 1 1 2\n")
     assert len(json.loads(Path(save).read_text())["rounds"]) == 2
-    status, out, _ = cli("getbit", "play", "--resume", "--save", save, stdin="5 5 2 4\n4 1 4 5\n")
+    status, out, _ = run_cli(
+        "getbit", "play", "--resume", "--save", save, stdin="5 5 2 4\n4 1 4 5\n"
+    )
     assert status == 0
     assert f"resumed {save} after round 2" in out
     assert "Round 3: john 5 · anne 5 · beth 2 · ted 4" in out
     assert json.loads(Path(save).read_text()) == example()
-    status, out, _ = cli("getbit", "replay", save)
+    status, out, _ = run_cli("getbit", "replay", save)
     assert "picked up: ted" in out
 
 
-def test_play_undo_drops_the_last_round(cli: Cli, tmp_path: Path) -> None:
+def test_play_undo_drops_the_last_round(run_cli: Cli, tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     stdin = "3 2 5 1\n4 1 1 2\nundo\n4 1 1 2\n5 5 2 4\nundo\nundo\nundo\nundo\n"
-    status, out, _ = cli("getbit", "play", *FOUR, "--save", str(save), stdin=stdin)
+    status, out, _ = run_cli("getbit", "play", *FOUR, "--save", str(save), stdin=stdin)
     assert out.count("round 2 undone") == 2 and out.count("round 3 undone") == 1
     assert "round 1 undone" in out and "nothing to undo" in out
     assert json.loads(save.read_text())["rounds"] == []
 
 
-def test_play_will_not_overwrite_a_saved_game(cli: Cli, tmp_path: Path) -> None:
+def test_play_will_not_overwrite_a_saved_game(run_cli: Cli, tmp_path: Path) -> None:
     save = tmp_path / "game.json"
-    cli("getbit", "play", *FOUR, "--save", str(save), stdin="3 2 5 1\n")
-    status, _, err = cli("getbit", "play", *FOUR, "--save", str(save))
+    run_cli("getbit", "play", *FOUR, "--save", str(save), stdin="3 2 5 1\n")
+    status, _, err = run_cli("getbit", "play", *FOUR, "--save", str(save))
     assert status == 2 and "holds a game: --resume continues it, --new starts a new game" in err
-    status, out, _ = cli("getbit", "play", *FOUR, "--save", str(save), "--new")
+    status, out, _ = run_cli("getbit", "play", *FOUR, "--save", str(save), "--new")
     assert status == 0 and "previous game kept as" in out
     assert len(list(tmp_path.glob("game.*.json"))) == 1
     assert json.loads(save.read_text())["rounds"] == []
 
 
-def test_play_resume_takes_no_setup_options(cli: Cli, tmp_path: Path) -> None:
-    status, _, err = cli("getbit", "play", "--resume", "--memory")
+def test_play_resume_takes_no_setup_options(run_cli: Cli, tmp_path: Path) -> None:
+    status, _, err = run_cli("getbit", "play", "--resume", "--memory")
     assert status == 2 and err == (
         "companion: --memory: the setup comes from the saved game with --resume\n"
     )
-    status, _, err = cli("getbit", "play", "--resume", "--save", str(tmp_path / "x.json"))
+    status, _, err = run_cli("getbit", "play", "--resume", "--save", str(tmp_path / "x.json"))
     assert status == 2 and "no saved game here to resume" in err
 
 
-def test_play_secret_entry_asks_player_by_player(cli: Cli, tmp_path: Path) -> None:
+def test_play_secret_entry_asks_player_by_player(run_cli: Cli, tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     stdin = "1\n2\n3\n4\n9\n5\n"  # ann-1, ann-2, bob-1, bob-2, then a refused 9 and a 5
-    status, out, _ = cli(
+    status, out, _ = run_cli(
         "getbit",
         "play",
         "--players",
@@ -286,30 +272,30 @@ def test_play_secret_entry_asks_player_by_player(cli: Cli, tmp_path: Path) -> No
     assert "Round 1: ann-1 1 · bob-1 3 · ann-2 2 · bob-2 4" in out
 
 
-def test_play_memory_game_shows_no_card_numbers(cli: Cli, tmp_path: Path) -> None:
+def test_play_memory_game_shows_no_card_numbers(run_cli: Cli, tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     stdin = "3 2 5 1\n4 1 1 2\n"
-    status, out, _ = cli("getbit", "play", *FOUR, "--memory", "--save", str(save), stdin=stdin)
+    status, out, _ = run_cli("getbit", "play", *FOUR, "--memory", "--save", str(save), stdin=stdin)
     assert "Round 2: cards revealed" in out
     assert "hand 4 cards, 1 played face down" in out
     assert "played 3" not in out and "(2)" not in out
     assert json.loads(save.read_text())["memory"] is True
 
 
-def test_play_bad_setup_is_one_line(cli: Cli, tmp_path: Path) -> None:
+def test_play_bad_setup_is_one_line(run_cli: Cli, tmp_path: Path) -> None:
     save = str(tmp_path / "g.json")
-    status, _, err = cli("getbit", "play", "--players", "ann", "--save", save)
+    status, _, err = run_cli("getbit", "play", "--players", "ann", "--save", save)
     assert (status, err) == (2, "companion: --players: Get Bit! is for 2 to 6 players, not 1\n")
-    status, _, err = cli("getbit", "play", *FOUR[:2], "--line", "john,x", "--save", save)
+    status, _, err = run_cli("getbit", "play", *FOUR[:2], "--line", "john,x", "--save", save)
     assert status == 2 and err.startswith("companion: --line: not a robot of this game: x")
-    status, _, err = cli("getbit", "play", "--save", save)
+    status, _, err = run_cli("getbit", "play", "--save", save)
     assert status == 2 and "--players: name the players" in err
 
 
 # ------------------------------------------------------------------- docs/getbit.md -----
 
 
-def test_every_example_file_replays(cli: Cli) -> None:
+def test_every_example_file_replays(run_cli: Cli) -> None:
     for path in sorted((ROOT / "examples").glob("getbit-*.json")):
-        status, _, err = cli("getbit", "replay", str(path))
+        status, _, err = run_cli("getbit", "replay", str(path))
         assert status == (2 if "bad" in path.name else 0), err

@@ -17,16 +17,15 @@ import pytest
 from gpiozero.tones import Tone
 
 from companion.cli import main
-from companion.errors import ConfigError, HardwareError
+from companion.errors import ConfigError, HardwareError, InputError
 from companion.games.getbit import GetBit, Setup
-from companion.getbit_table import (
-    Session,
-    Table,
-    TableConfig,
-    TableHardware,
-    load_table_config,
-)
+from companion.tables.getbit.config import GetBitConfig, load_table_config
+from companion.tables.getbit.hardware import TableHardware
+from companion.tables.getbit.saved import SavedGame
+from companion.tables.getbit.session import open_getbit_table
+from companion.tables.getbit.table import GetBitTable
 
+RunCli = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "getbit-table.example.toml"
 LEDS = {"red": 5, "blue": 6, "green": 13}  # yellow is the RGB LED on 16, 20, 21
@@ -35,7 +34,7 @@ BUTTONS = {"ann": 17, "bob": 27, "cat": 22, "dan": 23}
 LINE = ("red", "blue", "green", "yellow")
 
 
-def passive(tmp_path: Path) -> TableConfig:
+def passive(tmp_path: Path) -> GetBitConfig:
     """The example table with a passive buzzer, so each sound's first note can be told."""
     text = EXAMPLE.read_text().replace('kind = "active"', 'kind = "passive"')
     path = tmp_path / "table.toml"
@@ -47,7 +46,7 @@ def passive(tmp_path: Path) -> TableConfig:
 def table_hw(tmp_path: Path) -> Iterator[Callable[..., TableHardware]]:
     made: list[TableHardware] = []
 
-    def build(config: TableConfig | None = None, **kw: Any) -> TableHardware:
+    def build(config: GetBitConfig | None = None, **kw: Any) -> TableHardware:
         config = config or load_table_config(EXAMPLE)
         setup = Setup(config.robot_players, LINE, **kw)
         hw = TableHardware(config, setup, "mock")
@@ -196,8 +195,8 @@ def test_the_table_tells_the_hardware_each_round(
     table_hw: Callable[..., TableHardware], tmp_path: Path
 ) -> None:
     hw = table_hw()
-    session, _ = Session.open(tmp_path / "g.json", hw.setup, resume=False, new=False)
-    table = Table(session, hardware=hw)
+    session, _ = SavedGame.open(tmp_path / "g.json", hw.setup, resume=False, new=False)
+    table = GetBitTable(session, hardware=hw)
     press(hw, "ann")
     table.play(dict.fromkeys(LINE, 1))
     assert hw.locked == set()  # the result clears the lock-ins
@@ -297,22 +296,44 @@ def test_config_robots_must_be_the_games(tmp_path: Path) -> None:
         TableHardware(config, other, "mock")
 
 
-def test_config_through_the_cli_names_the_file(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_config_through_the_cli_names_the_file(run_cli: RunCli, tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text("[getbit]\nwhat = 1\n")
-    assert main(["getbit", "play", "--config", str(path), "--save", str(tmp_path / "g")]) == 2
-    assert capsys.readouterr().err.startswith(f"companion: {path}: getbit.what: unknown key")
+    status, _, err = run_cli("getbit", "play", "--config", str(path), "--save", str(tmp_path / "g"))
+    assert status == 2 and err.startswith(f"companion: {path}: getbit.what: unknown key")
 
 
-def test_a_wiring_mistake_leaves_no_new_game_behind(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_a_wiring_mistake_leaves_no_new_game_behind(run_cli: RunCli, tmp_path: Path) -> None:
     path = tmp_path / "half.toml"
     path.write_text("[getbit]\n[getbit.lock_in]\nann = 17\n")  # bob has no button
     save = tmp_path / "game.json"
     argv = ["getbit", "play", "--players", "ann,bob", "--config", str(path)]
-    assert main([*argv, "--pin-factory", "mock", "--save", str(save)]) == 2
-    assert capsys.readouterr().err == (f"companion: {path}: getbit.lock_in: no button for bob\n")
+    status, _, err = run_cli(*argv, "--pin-factory", "mock", "--save", str(save))
+    assert status == 2 and err == f"companion: {path}: getbit.lock_in: no button for bob\n"
     assert not save.exists()
+
+
+def test_opening_a_table_that_fails_half_way_releases_the_pins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The saved game refuses to be overwritten after the pins were opened: the ExitStack
+    closes the lights and the lock-in buttons again, and the old game is untouched."""
+    closed: list[TableHardware] = []
+    close = TableHardware.close
+
+    def record(self: TableHardware) -> None:
+        closed.append(self)
+        close(self)
+
+    monkeypatch.setattr(TableHardware, "close", record)
+    config = load_table_config(EXAMPLE)
+    setup = Setup(config.robot_players, LINE)
+    save = tmp_path / "game.json"
+    save.write_text("{}")
+    with pytest.raises(InputError, match="holds a game"):
+        open_getbit_table(save, setup, config=config, pin_factory="mock")
+    assert len(closed) == 1 and save.read_text() == "{}"
+    table = open_getbit_table(save, setup, new=True, config=config, pin_factory="mock")
+    assert table.hardware is not None and table.hardware.opened.name == "mock"
+    table.close()
+    assert closed[-1] is table.hardware and len(closed) == 2

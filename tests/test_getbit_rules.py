@@ -24,8 +24,8 @@ from companion.games.getbit import (
     replay_from_dict,
     state_from_dict,
 )
-from companion.getbit_table import round_lines, table_lines
 from companion.io import read_json
+from companion.tables.getbit.text import round_lines, table_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 FOUR = {r: r for r in ("john", "anne", "beth", "ted")}

@@ -3,7 +3,7 @@ tags (docs/getbit.md). Unknown tags, a card read twice, a robot without a card a
 the robot cannot play are prompts; a complete round is played as typed cards are.
 
 The table's logic is tested without threads: reads go through ``runner.feed`` on the
-test's thread, and their events are taken with ``Table.pending_tags``. The sessions run
+test's thread, and their events are taken with ``GetBitTable.pending_tags``. The sessions run
 whole, in line mode, with the Pico bridge's reader (a ``CallbackReader`` reached through
 its hook) or a serial scanner on a pseudo-terminal; they wait only in bounded polls.
 """
@@ -14,7 +14,6 @@ import io
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,18 +22,16 @@ import pytest
 
 from companion.cli import main
 from companion.games.getbit import RoundResult, Setup
-from companion.getbit_table import (
-    Session,
-    Table,
-    TableTags,
-    TagCards,
-    TagPrompt,
-    entry_order,
-    run_lines,
-)
+from companion.tables.getbit.entry import entry_order
+from companion.tables.getbit.saved import SavedGame
+from companion.tables.getbit.screen import run_lines
+from companion.tables.getbit.table import GetBitTable
+from companion.tables.getbit.tags import TableTags, TagCards, TagPrompt
 from companion.tags import readers
 from companion.tags.readers import CallbackReader, TagKind, TagRead
 from companion.tags.tagfile import GETBIT_COLOURS, TagFile, load_tagfile, save_tagfile
+
+WaitFor = Callable[..., bool]  # the conftest fixture: poll until true, or fail
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOK = json.loads((ROOT / "examples" / "getbit-rulebook.json").read_text())
@@ -80,19 +77,11 @@ def rounds_saved(path: Path) -> int:
     return len(saved(path)["rounds"]) if path.exists() else 0
 
 
-def wait_for(check: Callable[[], bool], timeout_s: float = 5.0) -> None:
-    """A bounded poll: what the readers' threads do is awaited, never slept on blindly."""
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 # ----------------------------------------------------------- the table, no threads ------
 
 
 @pytest.fixture
-def tag_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
+def tag_table(tmp_path: Path) -> Iterator[Callable[..., GetBitTable]]:
     made: list[TableTags] = []
 
     def build(
@@ -100,21 +89,21 @@ def tag_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
         seats: dict[int, str] | None = None,
         memory: bool = False,
         rounds: int = 0,
-    ) -> Table:
+    ) -> GetBitTable:
         setup = Setup({r: r for r in COLOURS}, ("ted", "anne", "beth", "john"), memory=memory)
-        session, _ = Session.open(tmp_path / "game.json", setup, resume=False, new=False)
+        session, _ = SavedGame.open(tmp_path / "game.json", setup, resume=False, new=False)
         for cards in TYPED[:rounds]:
             session.play(dict(zip(COLOURS, map(int, cards.split()), strict=True)))
         tags = TableTags(load_tagfile(deck(tmp_path)), [CallbackReader()], session, seats, colours)
         made.append(tags)
-        return Table(session, tags=tags)
+        return GetBitTable(session, tags=tags)
 
     yield build
     for tags in made:
         tags.close()
 
 
-def scan(table: Table, *reads: TagRead) -> list[RoundResult]:
+def scan(table: GetBitTable, *reads: TagRead) -> list[RoundResult]:
     """Feed reads as the runner's thread would, then take their events as the table does:
     the rounds they played."""
     assert table.tags is not None
@@ -124,7 +113,7 @@ def scan(table: Table, *reads: TagRead) -> list[RoundResult]:
     return [result for result in played if result is not None]
 
 
-def test_a_round_read_from_tags_is_played_as_typed(tag_table: Callable[..., Table]) -> None:
+def test_a_round_read_from_tags_is_played_as_typed(tag_table: Callable[..., GetBitTable]) -> None:
     table = tag_table()
     assert table.tags is not None
     assert table.tags.status_line() == "john _ · anne _ · beth _ · ted _  (scan john)"
@@ -136,7 +125,9 @@ def test_a_round_read_from_tags_is_played_as_typed(tag_table: Callable[..., Tabl
     assert table.tags.status_line() == "john _ · anne _ · beth _ · ted _  (scan john)"
 
 
-def test_unknown_tag_is_a_prompt_and_nothing_is_played(tag_table: Callable[..., Table]) -> None:
+def test_unknown_tag_is_a_prompt_and_nothing_is_played(
+    tag_table: Callable[..., GetBitTable],
+) -> None:
     table = tag_table()
     assert scan(table, nfc("red", 3), TagRead("bridge", 0, "04A1B2C3D4")) == []
     assert table.messages == [
@@ -149,7 +140,7 @@ def test_unknown_tag_is_a_prompt_and_nothing_is_played(tag_table: Callable[..., 
     assert rounds_saved(table.session.path) == 0
 
 
-def test_a_card_read_twice_is_a_prompt_to_rescan(tag_table: Callable[..., Table]) -> None:
+def test_a_card_read_twice_is_a_prompt_to_rescan(tag_table: Callable[..., GetBitTable]) -> None:
     table = tag_table()
     scan(table, nfc("red", 3), nfc("red", 3))
     assert table.messages == ["red-3 read twice (seat john and anne): rescan anne"]
@@ -159,7 +150,7 @@ def test_a_card_read_twice_is_a_prompt_to_rescan(tag_table: Callable[..., Table]
     assert saved(table.session.path)["rounds"] == RULEBOOK["rounds"][:1]
 
 
-def test_a_robot_without_a_card_when_demanded(tag_table: Callable[..., Table]) -> None:
+def test_a_robot_without_a_card_when_demanded(tag_table: Callable[..., GetBitTable]) -> None:
     table = tag_table()
     assert table.tags is not None
     scan(table, nfc("red", 3), nfc("blue", 2))
@@ -168,7 +159,7 @@ def test_a_robot_without_a_card_when_demanded(tag_table: Callable[..., Table]) -
 
 
 def test_a_card_not_in_the_robots_hand_is_refused_and_nothing_changes(
-    tag_table: Callable[..., Table],
+    tag_table: Callable[..., GetBitTable],
 ) -> None:
     table = tag_table(rounds=1)  # john played 3 in round 1
     before = saved(table.session.path)
@@ -182,20 +173,20 @@ def test_a_card_not_in_the_robots_hand_is_refused_and_nothing_changes(
     assert saved(table.session.path)["rounds"] == RULEBOOK["rounds"][:2]
 
 
-def test_memory_game_refusal_names_no_card(tag_table: Callable[..., Table]) -> None:
+def test_memory_game_refusal_names_no_card(tag_table: Callable[..., GetBitTable]) -> None:
     table = tag_table(memory=True, rounds=1)
     scan(table, nfc("red", 3))
     assert table.messages == ["round 2: john cannot play that card: rescan john"]
 
 
-def test_colours_refuse_another_robots_card(tag_table: Callable[..., Table]) -> None:
+def test_colours_refuse_another_robots_card(tag_table: Callable[..., GetBitTable]) -> None:
     table = tag_table(colours=COLOURS)
     scan(table, nfc("blue", 3))
     assert table.messages == ["blue-3 is not john's colour (red): rescan john"]
     assert rounds_saved(table.session.path) == 0
 
 
-def test_one_reader_per_robot_in_any_order(tag_table: Callable[..., Table]) -> None:
+def test_one_reader_per_robot_in_any_order(tag_table: Callable[..., GetBitTable]) -> None:
     table = tag_table(seats={0: "john", 1: "anne", 2: "beth", 3: "ted"})
     scan(table, nfc("yellow", 1, 3), nfc("green", 5, 2), nfc("red", 3, 0))
     assert rounds_saved(table.session.path) == 0
@@ -203,7 +194,7 @@ def test_one_reader_per_robot_in_any_order(tag_table: Callable[..., Table]) -> N
     assert saved(table.session.path)["rounds"] == RULEBOOK["rounds"][:1]
 
 
-def test_cards_of_a_round_already_played_are_dropped(tag_table: Callable[..., Table]) -> None:
+def test_cards_of_a_round_already_played_are_dropped(tag_table: Callable[..., GetBitTable]) -> None:
     table = tag_table()
     assert table.tags is not None
     stale = TagCards({"john": 3, "anne": 2, "beth": 5, "ted": 1}, table.tags.generation)
@@ -212,7 +203,7 @@ def test_cards_of_a_round_already_played_are_dropped(tag_table: Callable[..., Ta
     assert rounds_saved(table.session.path) == 1
 
 
-def test_cards_refused_at_play_time_are_read_again(tag_table: Callable[..., Table]) -> None:
+def test_cards_refused_at_play_time_are_read_again(tag_table: Callable[..., GetBitTable]) -> None:
     """The reveal refuses such a card as it is read; should one get through, the engine
     refuses the round, nothing changes, and the round's cards are asked for again."""
     table = tag_table(rounds=1)
@@ -229,7 +220,7 @@ def test_cards_refused_at_play_time_are_read_again(tag_table: Callable[..., Tabl
 
 
 def test_undo_rearms_for_the_round_undone_and_disarmed_reads_are_ignored(
-    tag_table: Callable[..., Table],
+    tag_table: Callable[..., GetBitTable],
 ) -> None:
     table = tag_table(rounds=2)
     assert table.tags is not None
@@ -246,7 +237,7 @@ def test_undo_rearms_for_the_round_undone_and_disarmed_reads_are_ignored(
 
 def test_describe_names_readers_colours_and_missing_cards(tmp_path: Path) -> None:
     setup = Setup({r: r for r in COLOURS}, ("ted", "anne", "beth", "john"))
-    session, _ = Session.open(tmp_path / "game.json", setup, resume=False, new=False)
+    session, _ = SavedGame.open(tmp_path / "game.json", setup, resume=False, new=False)
     tagfile = TagFile("getbit", {uid("red", 1): "red-1"}, source=str(tmp_path / "few.json"))
     tags = TableTags(tagfile, [CallbackReader()], session, {0: "john"}, {"john": "red"})
     try:
@@ -298,8 +289,9 @@ class Console:
     """``companion ARGV`` with a scripted stdin, and a stdout the script's steps can watch
     while the session runs (a prompt is how a step knows its reads were taken)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, wait_for: WaitFor) -> None:
         self.monkeypatch = monkeypatch
+        self.wait_for = wait_for
         self.out = io.StringIO()
 
     def __call__(self, *argv: str, stdin: io.TextIOBase | str = "") -> tuple[int, str, str]:
@@ -313,12 +305,12 @@ class Console:
 
     def shows(self, text: str) -> Callable[[], None]:
         """A step: wait until the session has printed ``text``."""
-        return lambda: wait_for(lambda: text in self.out.getvalue())
+        return lambda: self.wait_for(lambda: text in self.out.getvalue())
 
 
 @pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> Console:
-    return Console(monkeypatch)
+def cli(monkeypatch: pytest.MonkeyPatch, wait_for: WaitFor) -> Console:
+    return Console(monkeypatch, wait_for)
 
 
 @pytest.fixture
@@ -348,7 +340,7 @@ def push_round(
     def step() -> None:
         for i, (colour, n) in enumerate(round_reads(cards)):
             bridge[0].push(i if seats else 0, bytes.fromhex(uid(colour, n)))
-        wait_for(lambda: f"round {rounds + 1} cards for" in cli.out.getvalue())
+        cli.wait_for(lambda: f"round {rounds + 1} cards for" in cli.out.getvalue())
 
     return step
 
@@ -398,7 +390,7 @@ def test_one_bridge_reader_per_robot_with_colours(
     )
 
 
-def test_a_serial_scanner_on_a_pty(cli: Console, tmp_path: Path) -> None:
+def test_a_serial_scanner_on_a_pty(wait_for: WaitFor, cli: Console, tmp_path: Path) -> None:
     master, slave = os.openpty()
     save = tmp_path / "game.json"
 
@@ -479,16 +471,18 @@ def test_typed_cards_still_play_the_round(
     assert saved(save)["rounds"] == RULEBOOK["rounds"][:2]
 
 
-def test_after_the_end_of_input_the_tags_play_on_to_the_end(tmp_path: Path) -> None:
+def test_after_the_end_of_input_the_tags_play_on_to_the_end(
+    wait_for: WaitFor, tmp_path: Path
+) -> None:
     """A service has no input: the game goes on from the tags until it is over."""
     save = tmp_path / "game.json"
     save.write_text(json.dumps({**TWO_PLAYERS, "rounds": TWO_PLAYERS["rounds"][:4]}))
-    session, _ = Session.open(save, None, resume=True, new=False)
+    session, _ = SavedGame.open(save, None, resume=True, new=False)
     tagfile = load_tagfile(deck(tmp_path))
     reader = CallbackReader()
     colours = {r: r for r in session.setup.robots}  # red, blue, green, yellow
     tags = TableTags(tagfile, [reader], session, colours=colours, poll_s=0.02)
-    table = Table(session, tags=tags)
+    table = GetBitTable(session, tags=tags)
     out = io.StringIO()
 
     failed: list[BaseException] = []

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.config import BCM_TO_BOARD, BOARD_TO_BCM, RefereeConfig, load_config
+from companion.devices.wiring import BCM_TO_BOARD, BOARD_TO_BCM
+from companion.tables.chomp.config import ChompConfig, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 HARDWARE = ROOT / "hardware"
@@ -77,7 +78,7 @@ def hardware_texts() -> dict[str, str]:
     }
 
 
-def example_pins(config: RefereeConfig) -> dict[str, int]:
+def example_pins(config: ChompConfig) -> dict[str, int]:
     """Every pin the example map uses, by role."""
     pins: dict[str, int] = {}
     for player in config.players:
@@ -95,7 +96,7 @@ def example_pins(config: RefereeConfig) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def config() -> RefereeConfig:
+def config() -> ChompConfig:
     return load_config(PINMAP)
 
 
@@ -107,7 +108,7 @@ def wiring_tables() -> list[Table]:
 # -- the pin map --------------------------------------------------------------------------
 
 
-def test_example_pin_map_loads(config: RefereeConfig) -> None:
+def test_example_pin_map_loads(config: ChompConfig) -> None:
     assert [p.name for p in config.players] == ["ann", "bob", "cat", "dan"]
     assert config.buzzer is not None and config.status_led is not None
     assert config.reveal_button is not None
@@ -125,7 +126,7 @@ def test_pin_map_comments_name_the_right_header_pins() -> None:
     assert found == 11
 
 
-def test_example_pins_avoid_reserved_pins(config: RefereeConfig) -> None:
+def test_example_pins_avoid_reserved_pins(config: ChompConfig) -> None:
     """I2C (fixed pull-ups), UART (PN532), SPI (RC522) and the HAT ID pins stay free."""
     reserved = {0, 1, 2, 3, 14, 15, 7, 8, 9, 10, 11}
     assert not set(example_pins(config).values()) & reserved
@@ -168,7 +169,7 @@ def test_whole_header_table_lists_all_40_pins(wiring_tables: list[Table]) -> Non
 
 
 def test_every_example_pin_has_its_wiring_row(
-    config: RefereeConfig, wiring_tables: list[Table]
+    config: ChompConfig, wiring_tables: list[Table]
 ) -> None:
     """Each role of the pin map has a row under its own heading with GPIO and header pin."""
     wanted: list[tuple[str, str, int]] = []  # (heading word, part, BCM)
@@ -197,7 +198,7 @@ def test_every_example_pin_has_its_wiring_row(
             assert str(BCM_TO_BOARD[bcm]) in row, (heading_word, part, row)
 
 
-def test_every_example_pin_appears_with_its_header_pin_in_wiring(config: RefereeConfig) -> None:
+def test_every_example_pin_appears_with_its_header_pin_in_wiring(config: ChompConfig) -> None:
     text = WIRING.read_text(encoding="utf-8")
     for role, bcm in example_pins(config).items():
         board = BCM_TO_BOARD[bcm]

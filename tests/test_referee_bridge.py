@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from companion.config import BridgeConfig, config_from_dict
-from companion.demo import demo_config
 from companion.errors import InputError
 from companion.games.chomp import Card, Mode, TwoPlayerEnd
 from companion.referee.daemon import Cards, RefereeDaemon
-from companion.referee.session import Session, open_session
 from companion.signals import RevealStamp, TimingClass
+from companion.tables.chomp.config import BridgeConfig, config_from_dict
+from companion.tables.chomp.demo import demo_config
+from companion.tables.chomp.session import ChompSession, open_chomp_session
 from firmware_bridge.sim import SimDevice
 
 PLAYERS = ("ann", "bob", "cat")
@@ -73,7 +73,7 @@ def test_a_round_refereed_on_bridge_buttons(tmp_path: Path, pico: SimDevice) -> 
         players=players,
         bridge=BridgeConfig(pico.port, {"ann": 0, "bob": 1, "cat": 2}),
     )
-    session: Session = open_session(config, new=True, pin_factory="mock")
+    session: ChompSession = open_chomp_session(config, new=True, pin_factory="mock")
     try:
         (source,) = session.sources
         assert source.timing is TimingClass.MCU_TIMER

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from companion import demo
 from companion.cli import main
 from companion.referee.journal import read_journal
-from companion.referee.session import Session
+from companion.tables.chomp import demo
+from companion.tables.chomp.session import ChompSession
 
 CONFIG = """\
 [referee]
@@ -90,6 +90,7 @@ def config(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_referee_line_mode_plays_a_round_then_resumes_and_the_journal_audits(
     tmp_path: Path, config: Path
 ) -> None:
@@ -128,6 +129,7 @@ def test_referee_line_mode_plays_a_round_then_resumes_and_the_journal_audits(
     assert audit.stdout.count("(the journal agrees)") == 2
 
 
+@pytest.mark.slow
 def test_referee_refuses_to_overwrite_a_journal_without_resume_or_new(
     tmp_path: Path, config: Path
 ) -> None:
@@ -139,6 +141,7 @@ def test_referee_refuses_to_overwrite_a_journal_without_resume_or_new(
     assert "--resume" in line and "--new" in line
 
 
+@pytest.mark.slow
 def test_demo_autoplay_plays_a_whole_game_whose_journal_audits(tmp_path: Path) -> None:
     # Seed 5: a 14-round game, about 2 s.
     result = companion(tmp_path, "demo", "--autoplay", "--seed", "5", timeout=120)
@@ -154,6 +157,7 @@ def test_demo_autoplay_plays_a_whole_game_whose_journal_audits(tmp_path: Path) -
     assert audit.returncode == 0, audit.stdout + audit.stderr
 
 
+@pytest.mark.slow
 def test_bench_referee_json_is_one_object_with_every_figure(tmp_path: Path) -> None:
     result = companion(
         tmp_path, "bench", "referee", "--json", "--trials", "50", "--latency-trials", "20"
@@ -180,7 +184,7 @@ def test_demo_autoplay_that_stops_before_the_end_does_not_say_game_over(
     run_demo then prints "N rounds, game over: a draw." and exits 0 all the same."""
     real = demo.autoplay
 
-    def two_rounds(session: Session, table: demo.SimulatedTable) -> int:
+    def two_rounds(session: ChompSession, table: demo.SimulatedTable) -> int:
         return real(session, table, max_rounds=2)
 
     monkeypatch.setattr(demo, "autoplay", two_rounds)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from companion.errors import InputError, RuleError
 from companion.games.chomp import Card, ChompGame, Outcome, Reason
 from companion.referee.clock import ManualClock
-from companion.referee.core import TRANSITIONS, Phase, Referee, Step, Timing
+from companion.referee.core import TRANSITIONS, Phase, Referee, RefereeStep, Timing
 from companion.referee.daemon import Cards, RefereeDaemon, StartRound
 from companion.referee.journal import JournalWriter, read_journal
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo, TimingClass
@@ -215,6 +215,7 @@ def test_press_between_rounds_is_journalled_but_not_counted() -> None:
     assert step.journal[0]["use"] == "between_rounds" and ref.round is None
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     stamps=st.lists(
@@ -246,11 +247,11 @@ def test_any_arrival_order_gives_the_same_verdict(
 # ---------------------------------------------------------------- daemon and journal ----
 
 
-def daemon_game(tmp_path: Path, clock: ManualClock) -> tuple[RefereeDaemon, list[Step]]:
+def daemon_game(tmp_path: Path, clock: ManualClock) -> tuple[RefereeDaemon, list[RefereeStep]]:
     ref = referee()
     journal = JournalWriter(tmp_path / "j.jsonl")
     journal.write([ref.start_info()], durable=True)
-    steps: list[Step] = []
+    steps: list[RefereeStep] = []
     return RefereeDaemon(ref, clock, journal, on_step=steps.append), steps
 
 
@@ -275,7 +276,7 @@ def test_daemon_plays_rounds_and_journals_every_input(tmp_path: Path) -> None:
     assert any(s.result and s.result.verdict.winner == "cat" for s in steps)
     types = [e["type"] for e in read_journal(tmp_path / "j.jsonl").entries]
     assert types == ["start", "round", "reveal", "edge", "cards", "verdict"]
-    assert d.status()["counts"] == {"ann": 9, "bob": 9, "cat": 12}
+    assert d.status().counts == {"ann": 9, "bob": 9, "cat": 12}
 
 
 def test_daemon_turns_refused_cards_into_a_message_not_a_crash(tmp_path: Path) -> None:

@@ -16,17 +16,18 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.config import BuzzerConfig, BuzzerKind, LedConfig, LedKind, RefereeConfig
-from companion.demo import demo_config
 from companion.devices.buttons import GpioPressSource
+from companion.devices.wiring import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.errors import ConfigError
 from companion.games.chomp import Card, Hand, Mode, TwoPlayerEnd
 from companion.referee.clock import ManualClock
 from companion.referee.core import Phase
 from companion.referee.daemon import Cards, StartRound
-from companion.referee.journal import read_journal
-from companion.referee.session import Session, open_session
+from companion.referee.journal import abandon_entry, read_journal
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, TimingClass
+from companion.tables.chomp.config import ChompConfig
+from companion.tables.chomp.demo import demo_config
+from companion.tables.chomp.session import ChompSession, open_chomp_session
 
 MS = 1_000_000
 PLAYERS = ("ann", "bob", "cat")
@@ -37,24 +38,16 @@ ANN_TAKES_CATS: dict[str, Hand] = {
     "cat": (Card.PLANKTON,),
 }
 
-Opener = Callable[..., Session]
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> RefereeConfig:
-    """The demo's wiring (buttons 17/27/22, LEDs 5/6/13, buzzer 18), fast timings."""
-    return demo_config(
-        PLAYERS, Mode.STANDARD, TwoPlayerEnd.COUNT, tmp_path / "game.jsonl", fast=True
-    )
+Opener = Callable[..., ChompSession]
 
 
 @pytest.fixture
 def opener() -> Iterator[Opener]:
-    """open_session on mock pins; every session it opened is closed after the test."""
-    opened: list[Session] = []
+    """open_chomp_session on mock pins; every session it opened is closed after the test."""
+    opened: list[ChompSession] = []
 
-    def open_(config: RefereeConfig, **kwargs: object) -> Session:
-        session = open_session(config, pin_factory="mock", **kwargs)  # type: ignore[arg-type]
+    def open_(config: ChompConfig, **kwargs: object) -> ChompSession:
+        session = open_chomp_session(config, pin_factory="mock", **kwargs)  # type: ignore[arg-type]
         opened.append(session)
         return session
 
@@ -71,7 +64,9 @@ def output_threads() -> int:
     return sum(t.name == "companion-outputs" for t in threading.enumerate())
 
 
-def play_round(session: Session, clock: ManualClock, cards: dict[str, Hand], slapper: str) -> None:
+def play_round(
+    session: ChompSession, clock: ManualClock, cards: dict[str, Hand], slapper: str
+) -> None:
     """Countdown, reveal, one press and release by ``slapper``, cards, verdict: no sleeping."""
     daemon = session.daemon
     timing = session.referee.timing
@@ -92,9 +87,9 @@ def play_round(session: Session, clock: ManualClock, cards: dict[str, Hand], sla
 # -- new game, refusal, archive --------------------------------------------------------------
 
 
-def test_a_new_game_writes_a_start_entry(config: RefereeConfig, opener: Opener) -> None:
-    session = opener(config)
-    entries = read_journal(config.journal).entries
+def test_a_new_game_writes_a_start_entry(table_config: ChompConfig, opener: Opener) -> None:
+    session = opener(table_config)
+    entries = read_journal(table_config.journal).entries
     assert [e["type"] for e in entries] == ["start"]
     start = entries[0]
     assert start["players"] == list(PLAYERS) and start["deal"] == dict.fromkeys(PLAYERS, 16)
@@ -104,59 +99,61 @@ def test_a_new_game_writes_a_start_entry(config: RefereeConfig, opener: Opener) 
 
 
 def test_resume_with_no_journal_yet_starts_a_new_game(
-    config: RefereeConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener
 ) -> None:
-    session = opener(config, resume=True)
-    assert types(config.journal) == ["start"]
-    assert session.daemon.status()["counts"] == dict.fromkeys(PLAYERS, 16)
+    session = opener(table_config, resume=True)
+    assert types(table_config.journal) == ["start"]
+    assert session.daemon.status().counts == dict.fromkeys(PLAYERS, 16)
 
 
 def test_a_second_open_without_resume_or_new_is_refused_and_touches_nothing(
-    config: RefereeConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener
 ) -> None:
-    opener(config).close()
-    before = config.journal.read_bytes()
+    opener(table_config).close()
+    before = table_config.journal.read_bytes()
     threads = output_threads()
     with pytest.raises(ConfigError) as caught:
-        opener(config)
+        opener(table_config)
     message = str(caught.value)
-    assert "--resume" in message and "--new" in message and str(config.journal) in message
+    assert "--resume" in message and "--new" in message and str(table_config.journal) in message
     assert caught.value.where == "referee.journal"
-    assert config.journal.read_bytes() == before
-    assert list(config.journal.parent.iterdir()) == [config.journal]
+    assert table_config.journal.read_bytes() == before
+    assert list(table_config.journal.parent.iterdir()) == [table_config.journal]
     assert output_threads() == threads  # the outputs opened before the refusal were closed
 
 
 def test_new_archives_the_old_journal_and_deletes_nothing(
-    config: RefereeConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener
 ) -> None:
     clock = ManualClock()
-    first = opener(config, clock=clock)
+    first = opener(table_config, clock=clock)
     play_round(first, clock, ANN_TAKES_CATS, "ann")
     first.close()
-    old = config.journal.read_bytes()
+    old = table_config.journal.read_bytes()
 
-    second = opener(config, new=True)
+    second = opener(table_config, new=True)
     (message,) = second.messages
     archived = Path(message.removeprefix("previous journal kept as "))
-    assert archived != config.journal and archived.parent == config.journal.parent
+    assert archived != table_config.journal and archived.parent == table_config.journal.parent
     assert archived.name.startswith("game.") and archived.suffix == ".jsonl"
     assert archived.read_bytes() == old
-    assert types(config.journal) == ["start"]
-    assert second.daemon.status()["counts"] == dict.fromkeys(PLAYERS, 16)
+    assert types(table_config.journal) == ["start"]
+    assert second.daemon.status().counts == dict.fromkeys(PLAYERS, 16)
 
 
 def test_new_twice_in_the_same_second_keeps_every_journal(
-    config: RefereeConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener
 ) -> None:
     contents: list[bytes] = []
     for _ in range(3):
-        session = opener(config, new=True)
-        session.journal.write([{"type": "abandon", "n": len(contents)}])
+        session = opener(table_config, new=True)
+        session.journal.write([abandon_entry(len(contents), "a test")])
         session.close()
-        contents.append(config.journal.read_bytes())
-    opener(config, new=True).close()
-    kept = sorted(p.read_bytes() for p in config.journal.parent.iterdir() if p != config.journal)
+        contents.append(table_config.journal.read_bytes())
+    opener(table_config, new=True).close()
+    kept = sorted(
+        p.read_bytes() for p in table_config.journal.parent.iterdir() if p != table_config.journal
+    )
     assert kept == sorted(contents)
 
 
@@ -164,62 +161,62 @@ def test_new_twice_in_the_same_second_keeps_every_journal(
 
 
 def test_resume_continues_the_game_where_the_journal_left_it(
-    config: RefereeConfig, opener: Opener, capsys: pytest.CaptureFixture[str]
+    table_config: ChompConfig, opener: Opener, capsys: pytest.CaptureFixture[str]
 ) -> None:
     clock = ManualClock()
-    first = opener(config, clock=clock)
+    first = opener(table_config, clock=clock)
     play_round(first, clock, ANN_TAKES_CATS, "ann")
-    counts = first.daemon.status()["counts"]
+    counts = first.daemon.status().counts
     assert counts == {"ann": 17, "bob": 16, "cat": 15}
     first.close()
 
     clock = ManualClock(clock.now_ns() + 60_000 * MS)
-    second = opener(config, resume=True, clock=clock)
-    assert second.messages == [f"resumed the game from {config.journal} after round 1"]
-    assert second.referee.rounds_played == 1 and second.daemon.status()["counts"] == counts
-    assert types(config.journal)[-1] == "resume"
+    second = opener(table_config, resume=True, clock=clock)
+    assert second.messages == [f"resumed the game from {table_config.journal} after round 1"]
+    assert second.referee.rounds_played == 1 and second.daemon.status().counts == counts
+    assert types(table_config.journal)[-1] == "resume"
 
     play_round(second, clock, ANN_TAKES_CATS, "ann")
     second.close()
-    entries = read_journal(config.journal).entries
+    entries = read_journal(table_config.journal).entries
     verdicts = [e for e in entries if e["type"] == "verdict"]
     assert [v["n"] for v in verdicts] == [1, 2]
     assert verdicts[-1]["cards"] == {"ann": 18, "bob": 16, "cat": 14}
-    assert main(["chomp", "audit", str(config.journal)]) == 0
+    assert main(["chomp", "audit", str(table_config.journal)]) == 0
     assert "the journal agrees" in capsys.readouterr().out
 
 
 def test_resume_of_a_finished_game_archives_it_and_starts_a_new_one(
-    config: RefereeConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener
 ) -> None:
     clock = ManualClock()
-    first = opener(config, clock=clock)
+    first = opener(table_config, clock=clock)
     for _ in range(16):  # cat shows plankton every round and runs out after 16
         play_round(first, clock, ANN_TAKES_CATS, "ann")
     assert first.referee.game.over and first.referee.phase is Phase.OVER
     assert list(first.referee.game.out) == ["cat"]  # two left, count decides: ann has more
     assert first.referee.game.winner == "ann"
     first.close()
-    finished = config.journal.read_bytes()
+    finished = table_config.journal.read_bytes()
 
-    second = opener(config, resume=True)
+    second = opener(table_config, resume=True)
     (message,) = second.messages
     assert message.startswith("the journal's game is over; kept as ")
     archived = Path(message.removeprefix("the journal's game is over; kept as "))
     assert archived.read_bytes() == finished
-    assert types(config.journal) == ["start"]
+    assert types(table_config.journal) == ["start"]
     assert second.referee.phase is Phase.READY and not second.referee.game.over
-    assert second.daemon.status()["counts"] == dict.fromkeys(PLAYERS, 16)
+    assert second.daemon.status().counts == dict.fromkeys(PLAYERS, 16)
 
 
 # -- the pins ------------------------------------------------------------------------------
 
 
-def test_a_round_played_on_the_mock_pins(config: RefereeConfig, opener: Opener) -> None:
+def test_a_round_played_on_the_mock_pins(table_config: ChompConfig, opener: Opener) -> None:
     """The press is the pin's own stamp; the manual clock only decides when to decide."""
     clock = ManualClock(time.monotonic_ns())
-    session = opener(config, clock=clock)
-    factory = session.devices["factory"].factory
+    session = opener(table_config, clock=clock)
+    factory = session.factory.factory
     daemon = session.daemon
     reveal = clock.now_ns()
     daemon.put(RevealStamp(reveal, "key"))
@@ -229,7 +226,7 @@ def test_a_round_played_on_the_mock_pins(config: RefereeConfig, opener: Opener) 
     daemon.put(Cards(ANN_TAKES_CATS))
     clock.set(time.monotonic_ns() + 100 * MS)
     daemon.pump()
-    entries = read_journal(config.journal).entries
+    entries = read_journal(table_config.journal).entries
     edges = [e for e in entries if e["type"] == "edge"]
     assert [(e["player"], e["pressed"], e["use"]) for e in edges] == [
         ("ann", True, "press"),
@@ -243,35 +240,35 @@ def test_a_round_played_on_the_mock_pins(config: RefereeConfig, opener: Opener) 
 
 
 def test_a_button_held_down_at_start_is_reported_then_flagged_stuck(
-    config: RefereeConfig, opener: Opener, monkeypatch: pytest.MonkeyPatch
+    table_config: ChompConfig, opener: Opener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(GpioPressSource, "held", lambda self: frozenset({"ann"}))
     clock = ManualClock()
     messages: list[str] = []
-    session = opener(config, clock=clock, notify=messages.append)
+    session = opener(table_config, clock=clock, notify=messages.append)
     edge = session.daemon.inbox.get_nowait()
     assert edge == ButtonEdge("ann", True, clock.now_ns(), "gpio", -1)
     assert session.daemon.inbox.empty()
     session.daemon.put(edge)
     session.daemon.pump()
-    assert session.daemon.status()["stuck"] == []
-    clock.advance(round(config.stuck_ms * MS))
+    assert session.daemon.status().stuck == []
+    clock.advance(round(table_config.stuck_ms * MS))
     session.daemon.pump()
-    assert session.daemon.status()["stuck"] == ["ann"]
+    assert session.daemon.status().stuck == ["ann"]
     assert messages == ["ann's button is stuck down: ignored until released"]
-    entries = read_journal(config.journal).entries
+    entries = read_journal(table_config.journal).entries
     assert [(e["player"], e["seq"], e["use"]) for e in entries if e["type"] == "edge"] == [
         ("ann", -1, "between_rounds")
     ]
 
 
-def test_no_button_held_at_start_reports_nothing(config: RefereeConfig, opener: Opener) -> None:
-    session = opener(config)
+def test_no_button_held_at_start_reports_nothing(table_config: ChompConfig, opener: Opener) -> None:
+    session = opener(table_config)
     assert session.daemon.inbox.empty()
 
 
-def test_led_level_and_buzzer_on_read_the_pins(config: RefereeConfig, opener: Opener) -> None:
-    session = opener(config)
+def test_led_level_and_buzzer_on_read_the_pins(table_config: ChompConfig, opener: Opener) -> None:
+    session = opener(table_config)
     render = session.daemon.render
     assert render is not None
     assert [session.led_level(p) for p in PLAYERS] == [0.0, 0.0, 0.0]
@@ -283,34 +280,34 @@ def test_led_level_and_buzzer_on_read_the_pins(config: RefereeConfig, opener: Op
     assert session.buzzer_on()
     render([Cue(Signal.READY)])  # READY's empty sound silences the buzzer
     assert not session.buzzer_on()
-    factory = session.devices["factory"].factory
+    factory = session.factory.factory
     assert factory.pin(6).state == 0 and factory.pin(18).state == 0
 
 
 def test_led_level_of_an_rgb_led_is_its_brightest_pin_and_none_is_zero(
-    config: RefereeConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener
 ) -> None:
-    ann, bob, cat = config.players
+    ann, bob, cat = table_config.players
     ann_rgb = replace(ann, led=LedConfig(LedKind.RGB, (26, 16, 12)))
-    config = replace(
-        config,
+    table_config = replace(
+        table_config,
         players=(ann_rgb, bob, replace(cat, led=None)),
         buzzer=None,
     )
-    session = opener(config)
+    session = opener(table_config)
     render = session.daemon.render
     assert render is not None
     render([Cue(Signal.WIN, "ann"), Cue(Signal.WIN, "cat")])
-    factory = session.devices["factory"].factory
+    factory = session.factory.factory
     assert (factory.pin(26).state, factory.pin(16).state, factory.pin(12).state) == (0, 1, 0)
     assert session.led_level("ann") == 1.0  # green
     assert session.led_level("cat") == 0.0  # no LED
     assert not session.buzzer_on()  # no buzzer
 
 
-def test_passive_buzzer_is_read_back_too(config: RefereeConfig, opener: Opener) -> None:
-    config = replace(config, buzzer=BuzzerConfig(18, BuzzerKind.PASSIVE))
-    session = opener(config)
+def test_passive_buzzer_is_read_back_too(table_config: ChompConfig, opener: Opener) -> None:
+    table_config = replace(table_config, buzzer=BuzzerConfig(18, BuzzerKind.PASSIVE))
+    session = opener(table_config)
     assert not session.buzzer_on()
     render = session.daemon.render
     assert render is not None
@@ -318,10 +315,12 @@ def test_passive_buzzer_is_read_back_too(config: RefereeConfig, opener: Opener) 
     assert session.buzzer_on()
 
 
-def test_close_releases_every_pin_and_the_journal(config: RefereeConfig, opener: Opener) -> None:
+def test_close_releases_every_pin_and_the_journal(
+    table_config: ChompConfig, opener: Opener
+) -> None:
     before = output_threads()
-    session = opener(config)
-    factory = session.devices["factory"].factory
+    session = opener(table_config)
+    factory = session.factory.factory
     assert factory.pins  # buttons, LEDs, buzzer and status LED are held
     assert output_threads() == before + 1
     session.close()
@@ -330,11 +329,11 @@ def test_close_releases_every_pin_and_the_journal(config: RefereeConfig, opener:
     assert output_threads() == before
     session.close()  # twice is fine (the fixture closes it again)
     # The pins are free again: a new session on the same journal (resumed) opens them all.
-    opener(config, resume=True).close()
+    opener(table_config, resume=True).close()
 
 
 def test_a_failure_while_opening_leaves_no_pin_or_thread_behind(
-    config: RefereeConfig, monkeypatch: pytest.MonkeyPatch
+    table_config: ChompConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[object] = []
     real = GpioPressSource.__init__
@@ -347,24 +346,24 @@ def test_a_failure_while_opening_leaves_no_pin_or_thread_behind(
     monkeypatch.setattr(GpioPressSource, "__init__", broken)
     before = output_threads()
     with pytest.raises(RuntimeError, match="boom"):
-        open_session(config, pin_factory="mock")
+        open_chomp_session(table_config, pin_factory="mock")
     assert seen, "the press source was opened before the failure"
     assert output_threads() == before
-    assert not config.journal.exists()
+    assert not table_config.journal.exists()
 
 
 # -- known bugs (strict xfail: remove the mark with the fix) -----------------------------------
 
 
 def test_resume_with_a_config_that_seats_other_players_is_refused(
-    config: RefereeConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener
 ) -> None:
     """The journal's game (ann, bob, cat) is resumed under a config seating ann, bob, dan:
     dan's button is ignored as an unknown player and led_level("cat") raises StopIteration,
     which the curses screen calls for every player of the game."""
-    opener(config).close()
+    opener(table_config).close()
     other = demo_config(
-        ("ann", "bob", "dan"), Mode.STANDARD, TwoPlayerEnd.COUNT, config.journal, fast=True
+        ("ann", "bob", "dan"), Mode.STANDARD, TwoPlayerEnd.COUNT, table_config.journal, fast=True
     )
     with pytest.raises(ConfigError, match="dan|cat"):
         session = opener(other, resume=True)
@@ -373,7 +372,7 @@ def test_resume_with_a_config_that_seats_other_players_is_refused(
 
 
 def test_a_journal_path_that_is_a_folder_is_refused(
-    config: RefereeConfig, opener: Opener, tmp_path: Path
+    table_config: ChompConfig, opener: Opener, tmp_path: Path
 ) -> None:
     """``journal = "logs/"`` with --new renames the whole logs folder to logs.<stamp> and
     writes the journal as a file called logs."""
@@ -382,7 +381,7 @@ def test_a_journal_path_that_is_a_folder_is_refused(
     (logs / "keep.txt").write_text("kept", encoding="utf-8")
     try:
         with pytest.raises(ConfigError, match="logs"):
-            opener(replace(config, journal=logs), new=True)
+            opener(replace(table_config, journal=logs), new=True)
     finally:
         assert (logs / "keep.txt").exists(), sorted(p.name for p in tmp_path.iterdir())
 
@@ -408,8 +407,26 @@ def test_a_journal_that_cannot_be_created_is_one_line_and_exit_2(
 
 
 def test_config_warnings_are_shown_when_the_table_opens(
-    config: RefereeConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener
 ) -> None:
-    warned = replace(config, warnings=("players[0].button: GPIO0 is ID_SD, ...",))
+    warned = replace(table_config, warnings=("players[0].button: GPIO0 is ID_SD, ...",))
     session = opener(warned, new=True)
     assert session.messages[0] == "players[0].button: GPIO0 is ID_SD, ..."
+
+
+def test_the_demo_journals_the_keyboard_stamps_it_referees_with(tmp_path: Path) -> None:
+    """With people at the keys the tie window is the keyboard's, and the journal's start
+    says so, so an audit judges with the window the referee used (it used to record the
+    mock pins' 500 us while refereeing at 10 ms)."""
+    from companion.tables.chomp.demo import open_demo
+
+    seats, bots = ["you", "ann", "bob"], ["ann", "bob"]
+    session, table = open_demo(seats, bots, journal=tmp_path / "demo.jsonl")
+    try:
+        start = read_journal(session.config.journal).start
+        assert session.referee.tie_window_us == 10_000 == start["effective_tie_window_us"]
+        assert [s["timing"] for s in start["sources"]] == ["keyboard"]
+        assert session.messages[-1].startswith("tie window raised from 500 to 10000 us")
+    finally:
+        table.close()
+        session.close()

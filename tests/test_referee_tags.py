@@ -9,26 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from companion.config import TagsConfig, config_from_dict
-from companion.demo import demo_config
 from companion.errors import InputError
-from companion.games.chomp import Mode, TwoPlayerEnd
 from companion.referee.daemon import RefereeDaemon
-from companion.referee.session import Session, open_session
 from companion.signals import RevealStamp
+from companion.tables.chomp.config import ChompConfig, TagsConfig, config_from_dict
+from companion.tables.chomp.session import ChompSession, open_chomp_session
 from companion.tags.readers import CallbackReader
+
+WaitFor = Callable[..., bool]  # the conftest fixture: poll until true, or fail
 
 ROOT = Path(__file__).resolve().parent.parent
 TAGS = ROOT / "examples" / "chomp-tags.example.json"
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return False
 
 
 def uid_of(card: str) -> str:
@@ -40,15 +31,12 @@ def uid_of(card: str) -> str:
 
 @pytest.fixture
 def tagged(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[Session, CallbackReader]]:
+    table_config: ChompConfig, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[ChompSession, CallbackReader]]:
     reader = CallbackReader()
-    monkeypatch.setattr("companion.tags.open_reader", lambda *a, **k: reader)
-    base = demo_config(
-        ("ann", "bob", "cat"), Mode.STANDARD, TwoPlayerEnd.COUNT, tmp_path / "j.jsonl"
-    )
-    config = replace(base, tags=TagsConfig(TAGS, ("bridge",), None))
-    session = open_session(config, new=True, pin_factory="mock")
+    monkeypatch.setattr("companion.tables.chomp.session.open_reader", lambda *a, **k: reader)
+    config = replace(table_config, tags=TagsConfig(TAGS, ("bridge",), None))
+    session = open_chomp_session(config, new=True, pin_factory="mock")
     yield session, reader
     session.close()
 
@@ -70,7 +58,8 @@ def test_tags_config_is_checked() -> None:
 
 
 def test_a_round_whose_cards_come_from_their_tags(
-    tagged: tuple[Session, CallbackReader],
+    wait_for: WaitFor,
+    tagged: tuple[ChompSession, CallbackReader],
 ) -> None:
     session, reader = tagged
     daemon: RefereeDaemon = session.daemon
@@ -80,7 +69,7 @@ def test_a_round_whose_cards_come_from_their_tags(
     daemon.on_result = results.append
     daemon.put(RevealStamp(time.monotonic_ns(), "test"))
     daemon.pump()
-    session.devices["factory"].factory.pin(22).drive_low()  # cat slaps
+    session.factory.factory.pin(22).drive_low()  # cat slaps
     daemon.pump()
     # One reader read in seat order: ann, bob, cat; an unknown tag first is a prompt.
     reader.push_code(0, "not-a-card")
@@ -92,7 +81,10 @@ def test_a_round_whose_cards_come_from_their_tags(
     assert any("not-a-card" in m or "not in" in m for m in messages), messages
 
 
-def test_a_card_read_twice_is_a_prompt_not_a_guess(tagged: tuple[Session, CallbackReader]) -> None:
+def test_a_card_read_twice_is_a_prompt_not_a_guess(
+    wait_for: WaitFor,
+    tagged: tuple[ChompSession, CallbackReader],
+) -> None:
     session, reader = tagged
     daemon = session.daemon
     messages: list[str] = []
@@ -103,7 +95,7 @@ def test_a_card_read_twice_is_a_prompt_not_a_guess(tagged: tuple[Session, Callba
     reader.push(0, seal)
     reader.push(0, seal)  # the same physical card again
     assert wait_for(lambda: any("twice" in m for m in messages)), messages
-    session.devices["tags"].demand()  # Enter at the table: what is missing?
+    session.tags.demand()  # Enter at the table: what is missing?
     assert wait_for(lambda: any("no card" in m.lower() or "missing" in m.lower() for m in messages))
     daemon.pump()
     assert session.referee.waiting_for_cards()  # nothing was guessed

@@ -42,7 +42,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_bench_referee(args: argparse.Namespace) -> int:
-    from companion.bench import bench_referee
+    from companion.tables.chomp.bench import bench_referee
 
     report = bench_referee(args.trials, args.seed, args.latency_trials)
     if args.json:

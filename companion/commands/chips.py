@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from companion import data, terminal
-from companion.config import (
+from companion import data
+from companion.devices.wiring import (
     PIN_FACTORIES,
     BuzzerConfig,
     BuzzerKind,
@@ -48,6 +48,7 @@ from companion.games.chips import (
     table_from_dict,
 )
 from companion.signals import Cue, Signal
+from companion.tables import shell
 
 # --------------------------------------------------------------------------------------
 # The command line
@@ -509,7 +510,7 @@ def run_curses(helper: Helper, title: str, led: Callable[[str], bool | None]) ->
     import curses
 
     def loop(screen: Any) -> None:
-        terminal.prepare(screen, 100, cursor=True)
+        shell.prepare(screen, 100, cursor=True)
         typed = ""
         quit_armed = False
         last = ""
@@ -563,7 +564,7 @@ def draw(
     body = height - 2  # the last two rows: the quit question and the command line
 
     def put(y: int, x: int, text: str, attr: int = 0, bottom: bool = False) -> None:
-        terminal.put(screen, y, x, text, attr, None if bottom else body)
+        shell.put(screen, y, x, text, attr, None if bottom else body)
 
     t = helper.table
     put(0, 0, title, curses.A_BOLD)

@@ -126,7 +126,7 @@ def run_audit(args: argparse.Namespace) -> int:
             )
     disagree = [r.n for r in rounds if not r.agrees]
     if args.json:
-        start = contents.entries[0]
+        start = contents.start
         print(
             dump_json(
                 {
@@ -137,7 +137,7 @@ def run_audit(args: argparse.Namespace) -> int:
             )
         )
         return 1 if disagree else 0
-    start = contents.entries[0]
+    start = contents.start
     sources = (
         "; ".join(
             f"{s['name']} {s['timing']} ±{s['uncertainty_us']} us" for s in start.get("sources", [])

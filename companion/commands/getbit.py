@@ -24,6 +24,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     replay.add_argument("--json", action="store_true", help="print the result as JSON")
     replay.set_defaults(handler=run_replay)
 
+    _register_play(sub)
+
+
+def _register_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play = sub.add_parser(
         "play",
         help="track a game at the table: cards in, moves and bites announced, saved each round",
@@ -83,6 +87,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     play.add_argument(
         "--pin-factory", metavar="NAME", help="override the config's pin_factory (e.g. mock)"
     )
+    _register_tags(play)
+    play.set_defaults(handler=run_play)
+
+
+def _register_tags(play: argparse.ArgumentParser) -> None:
     tags = play.add_argument_group(
         "cards from tags", "read each round's cards from the cards' tags (docs/getbit.md)"
     )
@@ -108,13 +117,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="each robot's card colour (red, orange, yellow, green, blue, purple), so another "
         "robot's card is refused; default: a robot named after a colour has it; none: no colours",
     )
-    play.set_defaults(handler=run_play)
 
 
 def run_replay(args: argparse.Namespace) -> int:
     from companion.games.getbit import GetBit, replay_from_dict
-    from companion.getbit_table import cards_text, limbs_text, next_lines, table_lines
     from companion.io import dump_json, read_json, source_name
+    from companion.tables.getbit.text import cards_text, limbs_text, next_lines, table_lines
 
     try:
         game = replay_from_dict(read_json(args.file))
@@ -286,16 +294,10 @@ def run_play(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from companion.getbit_table import (
-        DEFAULT_SAVE,
-        Session,
-        Table,
-        TableHardware,
-        TableTags,
-        load_table_config,
-        serve,
-    )
-    from companion.tags.readers import TagReader, open_reader
+    from companion.tables.getbit.config import load_table_config
+    from companion.tables.getbit.saved import DEFAULT_SAVE
+    from companion.tables.getbit.screen import serve
+    from companion.tables.getbit.session import open_getbit_table
     from companion.tags.tagfile import GAME_TITLES, GETBIT, TagFile, load_tagfile
 
     _check_tag_options(args)
@@ -331,39 +333,23 @@ def run_play(args: argparse.Namespace) -> int:
         seats = _reader_seats(args.reader_seats, setup, specs) if args.reader_seats else None
         return seats, _colours(args.colours, setup)
 
-    hardware = None
-    readers: list[TagReader] = []
-    tags: TableTags | None = None
+    table = open_getbit_table(
+        path,
+        setup,
+        resume=args.resume,
+        new=args.new,
+        secret=args.secret,
+        config=config,
+        pin_factory=args.pin_factory,
+        tagfile=tagfile,
+        reader_specs=specs,
+        tag_options=tag_options,
+    )
     try:
-        # Options, pins and readers first: a mistake must not leave a new game file behind.
-        if tagfile is not None and setup is not None:
-            tag_options(setup)
-        if config is not None and setup is not None:
-            hardware = TableHardware(config, setup, args.pin_factory)
-        for i, spec in enumerate(specs):
-            readers.append(open_reader(spec, sys.stdin, index=i))
-        session, messages = Session.open(path, setup, args.resume, args.new)
-        if config is not None and hardware is None:
-            hardware = TableHardware(config, session.setup, args.pin_factory)
-        if hardware is not None:
-            messages.append(f"pins: {hardware.opened.detail}")
-        if tagfile is not None:
-            seats, colours = tag_options(session.setup)
-            tags = TableTags(tagfile, readers, session, seats, colours)
-            messages += tags.describe(session.setup)
-        table = Table(session, args.secret, hardware, tags)  # arms the first round
-        table.messages = messages
-        if tags is not None:
-            tags.start()
         serve(table)
     finally:
-        if tags is not None:
-            tags.close()
-        else:
-            for reader in readers:
-                reader.close()
-        if hardware is not None:
-            hardware.close()
+        table.close()
+    session = table.session
     state = session.state
     done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
     print(f"saved {session.path} ({done}): companion getbit replay {session.path}", file=sys.stderr)

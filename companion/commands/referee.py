@@ -70,22 +70,23 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_referee(args: argparse.Namespace) -> int:
-    from companion.config import load_config
-    from companion.referee.screen import TableView, serve
-    from companion.referee.session import open_session
+    from companion.tables.chomp.config import load_config
+    from companion.tables.chomp.screen import TableView, serve
+    from companion.tables.chomp.session import open_chomp_session
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     config = load_config(args.config)
-    session = open_session(config, resume=args.resume, new=args.new, pin_factory=args.pin_factory)
+    session = open_chomp_session(
+        config, resume=args.resume, new=args.new, pin_factory=args.pin_factory
+    )
     try:
-        opened = session.devices["factory"]
-        lines = [f"pins: {opened.detail}"]
+        lines = [f"pins: {session.factory.detail}"]
         lines += [
             f"press source {s.name}: {s.timing}, ±{s.uncertainty_us} us" for s in session.sources
         ]
         lines.append(f"tie window {session.referee.tie_window_us} us; journal {config.journal}")
         lines += session.messages
-        tags = session.devices.get("tags")
+        tags = session.tags
         view = TableView(
             session.daemon,
             led=session.led_level,
@@ -107,9 +108,9 @@ def _names(text: str) -> list[str]:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from companion.demo import SLAP_KEYS, autoplay, open_demo
     from companion.errors import InputError
-    from companion.referee.screen import TableView, serve
+    from companion.tables.chomp.demo import SLAP_KEYS, autoplay, open_demo
+    from companion.tables.chomp.screen import TableView, serve
 
     players = _names(args.players)
     if len(set(players)) != len(players) or not 2 <= len(players) <= len(SLAP_KEYS):

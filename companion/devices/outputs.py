@@ -22,15 +22,15 @@ from typing import Any, Generic, TypeVar
 from gpiozero import LED, PWMLED, RGBLED, Buzzer, TonalBuzzer
 from gpiozero.tones import Tone
 
-from companion.config import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.devices.pins import OpenedFactory
+from companion.devices.wiring import BuzzerConfig, BuzzerKind, LedConfig, LedKind
 from companion.errors import HardwareError
 from companion.signals import Cue, Signal
 
 log = logging.getLogger(__name__)
 
 Colour = tuple[float, float, float]
-Step = tuple[float, float]  # (level 0..1, seconds); the last step of a one-shot is held
+PatternStep = tuple[float, float]  # (level 0..1, seconds); the last step of a one-shot is held
 Note = tuple[str | None, float]  # (note name such as "A5", or None for silence; seconds)
 
 
@@ -38,7 +38,7 @@ Note = tuple[str | None, float]  # (note name such as "A5", or None for silence;
 class Pattern:
     """A light pattern: steps played in order, then held on the last one or repeated."""
 
-    steps: tuple[Step, ...]
+    steps: tuple[PatternStep, ...]
     repeat: bool = False
 
 
@@ -149,7 +149,7 @@ def pattern_for(signal: Signal, position: int = 0, count: int = 1) -> Pattern:
     if signal is Signal.INK_OUT and count > 1:
         before = position * CHASE_STEP_S
         after = (count - 1 - position) * CHASE_STEP_S
-        steps: tuple[Step, ...] = ((0.0, before),) if before else ()
+        steps: tuple[PatternStep, ...] = ((0.0, before),) if before else ()
         steps += ((1.0, CHASE_STEP_S),)
         steps += ((0.0, after),) if after else ()
         return Pattern(steps, repeat=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from companion.config import PIN_FACTORIES
+from companion.devices.wiring import PIN_FACTORIES
 from companion.errors import HardwareError
 from companion.signals import DEFAULT_UNCERTAINTY_US, TimingClass
 
@@ -138,7 +138,7 @@ def _open_named(name: str, via_env: bool = False) -> OpenedFactory:
 
 
 def open_factory(name: str) -> OpenedFactory:
-    """Open the pin factory the config names (one of ``config.PIN_FACTORIES``).
+    """Open the pin factory the config names (one of ``wiring.PIN_FACTORIES``).
 
     ``auto`` honours GPIOZERO_PIN_FACTORY when set, as gpiozero does; otherwise it tries
     gpiozero's order (lgpio, rpigpio, pigpio, native), skipping pigpio because its stamps

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.errors import InputError
 from companion.games.chomp import (
     CARD_NAMES,
     MODE_NAMES,
@@ -21,7 +22,7 @@ from companion.games.chomp import (
     Verdict,
     first_presses,
 )
-from companion.referee.journal import journal_rounds
+from companion.referee.journal import JournalEntry, journal_rounds
 
 
 @dataclass
@@ -77,8 +78,11 @@ def _status(player: str, t_us: int, verdict: Verdict) -> str:
     return "not counted"
 
 
-def audit(entries: list[dict[str, Any]]) -> list[AuditedRound]:
+def audit(entries: list[JournalEntry]) -> list[AuditedRound]:
+    """Every decided round of a journal, judged again from its raw stamps."""
     start = entries[0]
+    if start["type"] != "start":
+        raise InputError("line 1", "a journal starts with a 'start' entry")
     game = ChompGame.new(
         start["players"],
         MODE_NAMES[start["mode"]],

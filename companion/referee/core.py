@@ -5,7 +5,7 @@ host's monotonic time) and every edge carries the stamp the hardware gave it, so
 between two presses 3 us apart is tested by writing down two numbers. The caller (the
 daemon) feeds edges, reveals and cards in, calls :meth:`Referee.tick` at
 :meth:`Referee.next_deadline`, and renders the cues, writes the journal entries and shows
-the messages it gets back in a :class:`Step`.
+the messages it gets back in a :class:`RefereeStep`.
 
 Round flow (C4-C12)::
 
@@ -22,20 +22,36 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
-from companion.errors import RuleError
+from companion.errors import InputError, RuleError
 from companion.games.chomp import (
+    CARD_NAMES,
+    MODE_NAMES,
     ChompGame,
     Hand,
     Outcome,
     Round,
     RoundResult,
     Slap,
+    TwoPlayerEnd,
     Verdict,
     judge,
 )
 from companion.referee.cues import cues_for_verdict
+from companion.referee.journal import (
+    JournalEntry,
+    JournalRound,
+    StartEntry,
+    VerdictEntry,
+    abandon_entry,
+    cards_entry,
+    edge_entry,
+    journal_rounds,
+    resume_entry,
+    reveal_entry,
+    round_entry,
+    source_entry,
+)
 from companion.referee.tie_window import effective_tie_window_us
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo
 
@@ -54,6 +70,7 @@ class Event(StrEnum):
     REVEAL = "reveal"
     DECIDE = "decide"
     FINISH = "finish"
+    ABANDON = "abandon"  # restarted while counting down: the round is played again
 
 
 # The whole flow in one place; any other move is a bug and raises.
@@ -61,6 +78,7 @@ TRANSITIONS: dict[tuple[Phase, Event], Phase] = {
     (Phase.READY, Event.START): Phase.COUNTDOWN,
     (Phase.READY, Event.REVEAL): Phase.REVEALED,
     (Phase.COUNTDOWN, Event.REVEAL): Phase.REVEALED,
+    (Phase.COUNTDOWN, Event.ABANDON): Phase.READY,
     (Phase.REVEALED, Event.DECIDE): Phase.READY,
     (Phase.REVEALED, Event.FINISH): Phase.OVER,
 }
@@ -147,15 +165,15 @@ class OpenRound:
 
 
 @dataclass
-class Step:
+class RefereeStep:
     """What one input produced, for the daemon to act on."""
 
     cues: list[Cue] = field(default_factory=list)
-    journal: list[dict[str, Any]] = field(default_factory=list)
+    journal: list[JournalEntry] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     result: RoundResult | None = None
 
-    def extend(self, other: Step) -> None:
+    def extend(self, other: RefereeStep) -> None:
         self.cues.extend(other.cues)
         self.journal.extend(other.journal)
         self.messages.extend(other.messages)
@@ -189,96 +207,73 @@ class Referee:
         except KeyError:
             raise RuleError(f"cannot {event} while {self.phase}") from None
 
-    def start_info(self) -> dict[str, Any]:
+    def start_info(self) -> StartEntry:
         """The journal's first entry: who plays, how, and how precise the clocks are."""
-        return {
-            "type": "start",
-            "version": 1,
-            "players": list(self.game.players),
-            "mode": str(self.game.mode),
-            "two_player_end": str(self.game.two_player_end),
-            "deal": dict(self.game.counts),
-            "tie_window_us": self.timing.tie_window_us,
-            "effective_tie_window_us": self.tie_window_us,
-            "sources": [
-                {
-                    "name": s.name,
-                    "timing": str(s.timing),
-                    "uncertainty_us": s.uncertainty_us,
-                    "detail": s.detail,
-                }
-                for s in self.sources
-            ],
-            "lockout_ms": self.timing.lockout_ns / 1e6,
-            "settle_ms": self.timing.settle_ns / 1e6,
-        }
+        return StartEntry(
+            type="start",
+            version=1,
+            players=list(self.game.players),
+            mode=str(self.game.mode),
+            two_player_end=str(self.game.two_player_end),
+            deal=dict(self.game.counts),
+            tie_window_us=self.timing.tie_window_us,
+            effective_tie_window_us=self.tie_window_us,
+            sources=[source_entry(s) for s in self.sources],
+            lockout_ms=self.timing.lockout_ns / 1e6,
+            settle_ms=self.timing.settle_ns / 1e6,
+        )
 
     def _open(self, now_ns: int) -> OpenRound:
         self.round = OpenRound(self.rounds_played + 1, now_ns)
         return self.round
 
-    def start_countdown(self, now_ns: int) -> Step:
+    def start_countdown(self, now_ns: int) -> RefereeStep:
         """Open a round and begin the beeps; the reveal comes at the end of the countdown."""
         self._go(Event.START)
         rnd = self._open(now_ns)
         rnd.beeps_left = self.timing.countdown_beeps
         rnd.next_beep_ns = now_ns
-        step = Step(cues=[Cue(Signal.READY)])
-        step.journal.append(self._round_entry(rnd))
+        step = RefereeStep(cues=[Cue(Signal.READY)])
+        step.journal.append(round_entry(rnd.number, str(self.game.mode), rnd.opened_ns))
         step.extend(self.tick(now_ns))
         return step
 
-    def reveal(self, reveal: RevealStamp) -> Step:
+    def reveal(self, reveal: RevealStamp) -> RefereeStep:
         """A reveal button or key: the round opens (if need be) and the cards are up."""
         if self.phase is Phase.OVER:
-            return Step(messages=["the game is over"])
+            return RefereeStep(messages=["the game is over"])
         if self.phase is not Phase.READY:
-            return Step()  # the cards are already up (or the countdown will reveal them)
+            return RefereeStep()  # the cards are already up (or the countdown will reveal them)
         # C4 with a reveal button: a press in the beat before the reveal is a false start,
         # as a press during the countdown's beeps would be.
         rnd = self._open(reveal.stamp_ns - self.timing.countdown_interval_ns)
-        step = Step(cues=[Cue(Signal.READY)], journal=[self._round_entry(rnd)])
+        step = RefereeStep(
+            cues=[Cue(Signal.READY)],
+            journal=[round_entry(rnd.number, str(self.game.mode), rnd.opened_ns)],
+        )
         for player, stamp in self._recent:
             if stamp >= rnd.opened_ns and player in self.game.active:
                 rnd.presses.append((player, stamp))
-                step.journal.append(
-                    {
-                        "type": "edge",
-                        "n": rnd.number,
-                        "player": player,
-                        "pressed": True,
-                        "stamp_ns": stamp,
-                        "source": "recount",
-                        "seq": -1,
-                        "use": str(EdgeUse.PRESS),
-                    }
-                )
+                entry = edge_entry(rnd.number, player, True, stamp, "recount", -1, EdgeUse.PRESS)
+                step.journal.append(entry)
         self._recent.clear()
         step.extend(self._reveal_now(reveal.stamp_ns, reveal.how))
         return step
 
-    def _round_entry(self, rnd: OpenRound) -> dict[str, Any]:
-        return {
-            "type": "round",
-            "n": rnd.number,
-            "mode": str(self.game.mode),
-            "opened_ns": rnd.opened_ns,
-        }
-
-    def _reveal_now(self, stamp_ns: int, how: str) -> Step:
+    def _reveal_now(self, stamp_ns: int, how: str) -> RefereeStep:
         assert self.round is not None
         self._go(Event.REVEAL)
         self.round.reveal_ns = stamp_ns
         self.round.next_beep_ns = None
-        entry = {"type": "reveal", "n": self.round.number, "stamp_ns": stamp_ns, "how": how}
-        return Step(cues=[Cue(Signal.REVEAL)], journal=[entry])
+        entry = reveal_entry(self.round.number, stamp_ns, how)
+        return RefereeStep(cues=[Cue(Signal.REVEAL)], journal=[entry])
 
-    def on_edge(self, edge: ButtonEdge, now_ns: int) -> Step:
+    def on_edge(self, edge: ButtonEdge, now_ns: int) -> RefereeStep:
         """A button edge, stamped at the hardware. Order of arrival does not matter."""
         button = self.buttons.get(edge.player)
         if button is None:
-            return Step(messages=[f"edge from unknown player {edge.player!r} ignored"])
-        step = Step()
+            return RefereeStep(messages=[f"edge from unknown player {edge.player!r} ignored"])
+        step = RefereeStep()
         if not edge.pressed:
             use = EdgeUse.RELEASE
             button.down_since_ns = None
@@ -311,22 +306,14 @@ class Referee:
                 use = EdgeUse.BETWEEN_ROUNDS
                 self._recent.append((edge.player, edge.stamp_ns))
                 del self._recent[: -len(self.buttons)]
+        n = self.round.number if self.round else None
         step.journal.append(
-            {
-                "type": "edge",
-                "n": self.round.number if self.round else None,
-                "player": edge.player,
-                "pressed": edge.pressed,
-                "stamp_ns": edge.stamp_ns,
-                "source": edge.source,
-                "seq": edge.seq,
-                "use": str(use),
-            }
+            edge_entry(n, edge.player, edge.pressed, edge.stamp_ns, edge.source, edge.seq, use)
         )
         step.extend(self.tick(now_ns))
         return step
 
-    def set_cards(self, cards: Mapping[str, Hand], now_ns: int) -> Step:
+    def set_cards(self, cards: Mapping[str, Hand], now_ns: int) -> RefereeStep:
         """The cards of the open round (typed or read); replaces any earlier entry."""
         if self.round is None or self.phase not in (Phase.COUNTDOWN, Phase.REVEALED):
             raise RuleError("no round is open for cards")
@@ -334,7 +321,7 @@ class Referee:
         self.game.check_round(Round(seated, ()))
         self.round.cards = seated
         shown = {p: [str(c) for c in hand] for p, hand in seated.items()}
-        step = Step(journal=[{"type": "cards", "n": self.round.number, "cards": shown}])
+        step = RefereeStep(journal=[cards_entry(self.round.number, shown)])
         step.extend(self.tick(now_ns))
         return step
 
@@ -395,8 +382,8 @@ class Referee:
     def waiting_for_cards(self) -> bool:
         return self.phase is Phase.REVEALED and self.round is not None and self.round.cards is None
 
-    def tick(self, now_ns: int) -> Step:
-        step = Step()
+    def tick(self, now_ns: int) -> RefereeStep:
+        step = RefereeStep()
         for player, button in self.buttons.items():
             if (
                 button.down_since_ns is not None
@@ -425,7 +412,7 @@ class Referee:
             step.extend(self._decide())
         return step
 
-    def _decide(self) -> Step:
+    def _decide(self) -> RefereeStep:
         rnd = self.round
         assert rnd is not None and rnd.cards is not None
         result = self.game.play(Round(rnd.cards, rnd.slaps()))
@@ -433,33 +420,39 @@ class Referee:
         self.last_cards = dict(rnd.cards)
         self._go(Event.FINISH if self.game.over else Event.DECIDE)
         self.round = None
-        entry = {
-            "type": "verdict",
-            "n": rnd.number,
-            "verdict": result.verdict.to_dict(),
-            **self.game.to_dict(),
-        }
+        game = self.game
+        entry = VerdictEntry(
+            type="verdict",
+            n=rnd.number,
+            verdict=result.verdict.to_dict(),
+            cards=dict(game.counts),
+            pot=game.pot,
+            out=list(game.out),
+            over=game.over,
+            winner=game.winner,
+            mode=str(game.mode),
+        )
         cues = cues_for_verdict(result.verdict, result.went_out, self.game.over, self.game.winner)
-        return Step(cues=cues, journal=[entry], result=result)
+        return RefereeStep(cues=cues, journal=[entry], result=result)
 
     # ---------------------------------------------------------------- restart ----------
 
     @classmethod
     def from_journal(
-        cls, entries: list[dict[str, Any]], timing: Timing, sources: list[SourceInfo]
-    ) -> tuple[Referee, list[dict[str, Any]], list[str]]:
+        cls, entries: list[JournalEntry], timing: Timing, sources: list[SourceInfo]
+    ) -> tuple[Referee, list[JournalEntry], list[str]]:
         """Rebuild a game from its journal after a crash or a power cut.
 
-        Every decided round is replayed through the same engine call it was decided by; a
-        round that was revealed but not decided is carried over with its presses, and is
-        decided as soon as its cards are known (its time ran out while the power was off).
-        A round still counting down is abandoned. Returns the referee, the entries to append
-        (the resume marker) and messages for the table.
+        Every round goes through the declared transitions it went through at the table,
+        and every decided round is replayed through the same engine call it was decided
+        by; a round that was revealed but not decided is carried over with its presses,
+        and is decided as soon as its cards are known (its time ran out while the power
+        was off). A round still counting down is abandoned. Returns the referee, the
+        entries to append (the resume marker) and messages for the table.
         """
-        from companion.games.chomp import CARD_NAMES, MODE_NAMES, TwoPlayerEnd
-        from companion.referee.journal import journal_rounds
-
         start = entries[0]
+        if start["type"] != "start":
+            raise InputError("line 1", "a journal starts with a 'start' entry")
         game = ChompGame.new(
             start["players"],
             MODE_NAMES[start["mode"]],
@@ -469,33 +462,18 @@ class Referee:
         referee = cls(game, timing, sources)
         messages: list[str] = []
         for past in journal_rounds(entries):
-            if past.abandoned:
-                continue
-            # Past rounds keep the tie window they were decided with.
-            referee.tie_window_us = game.tie_window_us = past.window_us
-            rnd = referee.round = OpenRound(past.n, past.opened_ns, past.reveal_ns)
-            rnd.presses = past.presses()
-            if past.cards is not None:
-                rnd.cards = {p: tuple(CARD_NAMES[c] for c in h) for p, h in past.cards.items()}
-            referee.phase = Phase.COUNTDOWN if past.reveal_ns is None else Phase.REVEALED
-            if past.verdict is not None:
-                step = referee._decide()
-                assert step.result is not None
-                if step.result.verdict.to_dict() != past.verdict:
-                    messages.append(
-                        f"round {past.n}: the journal's verdict differs from the rules' "
-                        "verdict; the rules' verdict is kept (see companion chomp audit)"
-                    )
+            if not past.abandoned:
+                messages += referee._replay(past)
         referee.tie_window_us = game.tie_window_us = effective_tie_window_us(
             timing.tie_window_us, sources
         )[0]
-        appended: list[dict[str, Any]] = []
+        appended: list[JournalEntry] = []
         last = referee.round
         if last is not None and last.reveal_ns is None:
-            appended.append({"type": "abandon", "n": last.number, "why": "restarted before reveal"})
+            appended.append(abandon_entry(last.number, "restarted before reveal"))
             messages.append(f"round {last.number} had not been revealed: it is played again")
+            referee._go(Event.ABANDON)
             referee.round = None
-            referee.phase = Phase.READY
         elif last is not None:
             last.restored = True
             messages.append(
@@ -503,16 +481,33 @@ class Referee:
                 f"{len(last.presses)} press(es) kept"
                 + ("; enter its cards" if last.cards is None else "")
             )
-        appended.insert(
-            0,
-            {
-                "type": "resume",
-                "rounds_played": referee.rounds_played,
-                "effective_tie_window_us": referee.tie_window_us,
-                "sources": [
-                    {"name": s.name, "timing": str(s.timing), "uncertainty_us": s.uncertainty_us}
-                    for s in sources
-                ],
-            },
-        )
+        appended.insert(0, resume_entry(referee.rounds_played, referee.tie_window_us, sources))
         return referee, appended, messages
+
+    def _replay(self, past: JournalRound) -> list[str]:
+        """One round of the journal through the flow it took: opened (and counted down),
+        revealed, decided; the messages say where the rules disagree with the journal."""
+        if self.phase is not Phase.READY:
+            where = f"round {self.round.number}" if self.round else "the journal"
+            raise InputError(where, f"was never decided, yet round {past.n} follows")
+        # Past rounds keep the tie window they were decided with.
+        self.tie_window_us = self.game.tie_window_us = past.window_us
+        rnd = self.round = OpenRound(past.n, past.opened_ns)
+        rnd.presses = past.presses()
+        if past.cards is not None:
+            rnd.cards = {p: tuple(CARD_NAMES[c] for c in h) for p, h in past.cards.items()}
+        if past.reveal_ns is None or past.reveal_how == "countdown":
+            self._go(Event.START)
+        if past.reveal_ns is not None:
+            self._go(Event.REVEAL)
+            rnd.reveal_ns = past.reveal_ns
+        if past.verdict is None:
+            return []
+        step = self._decide()
+        assert step.result is not None
+        if step.result.verdict.to_dict() != past.verdict:
+            return [
+                f"round {past.n}: the journal's verdict differs from the rules' "
+                "verdict; the rules' verdict is kept (see companion chomp audit)"
+            ]
+        return []

@@ -14,13 +14,13 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from companion.errors import CompanionError
 from companion.games.chomp import Hand, RoundResult
 from companion.referee.clock import Clock
-from companion.referee.core import Referee, Step
+from companion.referee.core import Phase, Referee, RefereeStep
 from companion.referee.journal import JournalWriter
 from companion.signals import ButtonEdge, Cue, RevealStamp
 
@@ -41,11 +41,32 @@ class Cards:
 
 
 @dataclass(frozen=True, slots=True)
-class Stop:
-    pass
+class Shutdown:
+    """Stop serving: the loop ends once the inputs queued before it are handled."""
 
 
-Input = ButtonEdge | RevealStamp | StartRound | Cards | Stop
+Input = ButtonEdge | RevealStamp | StartRound | Cards | Shutdown
+
+
+@dataclass(frozen=True)
+class RefereeStatus:
+    """What a screen shows of the game, read in one go so its parts agree."""
+
+    phase: Phase
+    round: int  # the open round, else the rounds played
+    counts: dict[str, int]  # cards in each player's pile
+    pot: int
+    out: list[str]
+    mode: str
+    waiting_for_cards: bool
+    stuck: list[str]  # players whose button is held down
+    over: bool
+    winner: str | None
+    cards: dict[str, list[str]]  # the open round's cards, else the last round's
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, in field order (the line mode's ``status`` prints it)."""
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "phase": str(self.phase)}
 
 
 class RefereeDaemon:
@@ -57,7 +78,7 @@ class RefereeDaemon:
         render: Callable[[list[Cue]], None] | None = None,
         notify: Callable[[str], None] | None = None,
         on_result: Callable[[RoundResult], None] | None = None,
-        on_step: Callable[[Step], None] | None = None,
+        on_step: Callable[[RefereeStep], None] | None = None,
         inbox: queue.SimpleQueue[Input] | None = None,
     ) -> None:
         self.referee = referee
@@ -80,7 +101,7 @@ class RefereeDaemon:
 
     # ---------------------------------------------------------------- the loop ----------
 
-    def handle(self, item: Input, now_ns: int) -> Step:
+    def handle(self, item: Input, now_ns: int) -> RefereeStep:
         """Apply one input to the referee (loop thread only)."""
         ref = self.referee
         with self.lock:
@@ -94,13 +115,13 @@ class RefereeDaemon:
                 elif isinstance(item, Cards):
                     step = ref.set_cards(item.cards, now_ns)
                 else:
-                    step = Step()
+                    step = RefereeStep()
             except CompanionError as exc:  # a refused input is a message, never a crash
-                step = Step(messages=[str(exc)])
+                step = RefereeStep(messages=[str(exc)])
         self._act(step)
         return step
 
-    def tick(self, now_ns: int) -> Step:
+    def tick(self, now_ns: int) -> RefereeStep:
         first = None
         with self.lock:
             if self.render is not None:
@@ -116,7 +137,7 @@ class RefereeDaemon:
             self._act(step)
         return step
 
-    def _act(self, step: Step) -> None:
+    def _act(self, step: RefereeStep) -> None:
         if step.cues and self.render is not None:
             self.render(step.cues)
         if self.journal is not None:
@@ -139,7 +160,7 @@ class RefereeDaemon:
         self.tick(self.clock.now_ns())
 
     def run(self, stop: threading.Event | None = None) -> None:
-        """Serve until a :class:`Stop` arrives or ``stop`` is set.
+        """Serve until a :class:`Shutdown` arrives or ``stop`` is set.
 
         A thread's timed wait wakes up to a millisecond late, so the loop waits until just
         before a deadline and spins the last stretch: the verdict leaves on time.
@@ -158,7 +179,7 @@ class RefereeDaemon:
                     self._spin_until(deadline)
                 self.tick(self.clock.now_ns())
                 continue
-            if isinstance(item, Stop):
+            if isinstance(item, Shutdown):
                 break
             self.handle(item, self.clock.now_ns())
             self.tick(self.clock.now_ns())
@@ -168,24 +189,22 @@ class RefereeDaemon:
         while self.clock.now_ns() < deadline and self.inbox.empty():
             time.sleep(0)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RefereeStatus:
         """A snapshot for screens, taken under the lock."""
         with self.lock:
             ref = self.referee
             rnd = ref.round
-            return {
-                "phase": str(ref.phase),
-                "round": rnd.number if rnd else ref.rounds_played,
-                "counts": dict(ref.game.counts),
-                "pot": ref.game.pot,
-                "out": list(ref.game.out),
-                "mode": str(ref.game.mode),
-                "waiting_for_cards": ref.waiting_for_cards(),
-                "stuck": [p for p, b in ref.buttons.items() if b.stuck],
-                "over": ref.game.over,
-                "winner": ref.game.winner,
-                "cards": {
-                    p: [str(c) for c in hand]
-                    for p, hand in ((rnd.cards if rnd and rnd.cards else ref.last_cards).items())
-                },
-            }
+            shown = rnd.cards if rnd and rnd.cards else ref.last_cards
+            return RefereeStatus(
+                phase=ref.phase,
+                round=rnd.number if rnd else ref.rounds_played,
+                counts=dict(ref.game.counts),
+                pot=ref.game.pot,
+                out=list(ref.game.out),
+                mode=str(ref.game.mode),
+                waiting_for_cards=ref.waiting_for_cards(),
+                stuck=[p for p, b in ref.buttons.items() if b.stuck],
+                over=ref.game.over,
+                winner=ref.game.winner,
+                cards={p: [str(c) for c in hand] for p, hand in shown.items()},
+            )

@@ -1,9 +1,10 @@
-"""Benchmarks that print figures: speed goals are measured here, never in timed tests."""
+"""``companion bench referee``: the CHOMP! table's figures (speed goals are measured
+here, never in timed tests): ordering by stamp against arrival, the verdict's latency
+through the real daemon on mock pins, and the rules engine's cost per verdict."""
 
 from __future__ import annotations
 
 import random
-import statistics
 import tempfile
 import threading
 import time
@@ -11,22 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from companion.games.chomp import FOOD_CHAIN, Card, ChompGame, Mode, Slap, judge
+from companion.figures import percentiles
+from companion.games.chomp import FOOD_CHAIN, Card, ChompGame, Mode, Slap, TwoPlayerEnd, judge
 from companion.referee.core import Referee, Timing
+from companion.referee.daemon import Cards, Shutdown
 from companion.signals import ButtonEdge, RevealStamp, SourceInfo, TimingClass
+from companion.tables.chomp.demo import demo_config
+from companion.tables.chomp.session import open_chomp_session
 
 US = 1_000
-
-
-def percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    if not ordered:
-        return {"p50": 0.0, "p99": 0.0}
-
-    def pick(q: float) -> float:
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-    return {"p50": round(statistics.median(ordered), 1), "p99": round(pick(0.99), 1)}
 
 
 def _gap_ns(rng: random.Random) -> int:
@@ -106,18 +100,12 @@ def verdict_latency(trials: int, rng: random.Random) -> dict[str, float]:
 
 
 def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
-    from companion.demo import demo_config
-    from companion.games.chomp import TwoPlayerEnd
-    from companion.referee.daemon import Cards, Stop
-    from companion.referee.session import open_session
-
     players = ["ann", "bob", "cat"]
     config = demo_config(players, Mode.STANDARD, TwoPlayerEnd.COUNT, folder / "bench.jsonl")
     config = replace(config, lockout_ms=0.5)  # trials come faster than a hand could press
-    session = open_session(config, new=True, pin_factory="mock")
-    factory = session.devices["factory"].factory
-    buttons = {p.name: factory.pin(p.button) for p in config.players}
-    leds = {p.name: factory.pin(p.led.pins[0]) for p in config.players if p.led}
+    session = open_chomp_session(config, new=True, pin_factory="mock")
+    buttons = {p.name: session.pin(p.button) for p in config.players if p.button is not None}
+    leds = {p.name: session.pin(p.led.pins[0]) for p in config.players if p.led}
     results: list[Any] = []
     done = threading.Event()
 
@@ -151,7 +139,7 @@ def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
             latencies.append((lit_ns - due_ns) / 1000)
             time.sleep(0.001)
     finally:
-        daemon.put(Stop())
+        daemon.put(Shutdown())
         worker.join(timeout=5)
         session.close()
     return latencies

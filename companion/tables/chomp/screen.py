@@ -21,19 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from companion import terminal
 from companion.games.chomp import CARD_NAMES, Hand, RoundResult
-from companion.referee.card_entry import LEGEND, CardEntry
-from companion.referee.daemon import Cards, RefereeDaemon, StartRound, Stop
+from companion.games.chomp_text import details, does, headline
+from companion.referee.daemon import Cards, RefereeDaemon, RefereeStatus, Shutdown, StartRound
 from companion.signals import RevealStamp
+from companion.tables import shell
+from companion.tables.chomp.card_entry import LEGEND, CardEntry
 
 LedState = Callable[[str], float]  # player -> brightness 0..1 (0 when the player has no LED)
-
-
-def _headline(result: RoundResult) -> str:
-    from companion.games.chomp_text import headline
-
-    return headline(result.verdict)
 
 
 @dataclass
@@ -55,49 +50,47 @@ class TableView:
         self.messages.append(message)
 
     def on_result(self, result: RoundResult) -> None:
-        from companion.games.chomp_text import details
-
-        self.last = [f"Round {self.daemon.referee.rounds_played}: {_headline(result)}"]
+        self.last = [f"Round {self.daemon.referee.rounds_played}: {headline(result.verdict)}"]
         self.last += details(result.verdict)
         if result.went_out:
             self.last.append(f"out of the game: {', '.join(result.went_out)}")
 
-    def ensure_entry(self, status: dict[str, Any]) -> CardEntry | None:
+    def ensure_entry(self, status: RefereeStatus) -> CardEntry | None:
         """A fresh card entry for each revealed round that still needs its cards."""
-        if not self.type_cards or status["phase"] != "revealed":
+        if not self.type_cards or status.phase != "revealed":
             return None
-        if self.entry is None or self.entry_round != status["round"]:
+        if self.entry is None or self.entry_round != status.round:
             game = self.daemon.referee.game
             self.entry = CardEntry([(p, game.hand_size(p)) for p in game.active])
-            self.entry_round = status["round"]
+            self.entry_round = status.round
         return self.entry
 
-    def key(self, key: str, status: dict[str, Any]) -> bool:
+    def key(self, key: str, status: RefereeStatus) -> bool:
         """Handle one key; returns False to quit."""
         if key in self.slap_keys:
             return True  # the demo drives the pin itself
         entry = self.ensure_entry(status)
-        if key in ("\n", "\r", "KEY_ENTER"):
-            if entry is not None and entry.complete and status["waiting_for_cards"]:
+        if key in shell.ENTER_KEYS:
+            if entry is not None and entry.complete and status.waiting_for_cards:
                 self.daemon.put(Cards(entry.cards()))
-            elif self.demand is not None and status["waiting_for_cards"]:
+            elif self.demand is not None and status.waiting_for_cards:
                 self.demand()  # the tags: deliver the cards, or say what is missing
-            elif status["phase"] == "ready":
+            elif status.phase == "ready":
                 self.daemon.put(StartRound())
             return True
-        if key == " " and status["phase"] == "ready":
+        if key == " " and status.phase == "ready":
             self.daemon.put(StartRound())
             return True
-        if key in ("r", "R") and status["phase"] == "ready":
+        if key in ("r", "R") and status.phase == "ready":
             self.daemon.put(RevealStamp(time.monotonic_ns(), "key"))
             return True
-        if entry is not None and status["waiting_for_cards"] and entry.key(key):
+        if entry is not None and status.waiting_for_cards and entry.key(key):
             return True
         return key not in ("q", "Q")
 
-    def card_line(self, status: dict[str, Any]) -> str:
+    def card_line(self, status: RefereeStatus) -> str:
         entry = self.ensure_entry(status)
-        if entry is None or not status["waiting_for_cards"]:
+        if entry is None or not status.waiting_for_cards:
             return ""
         typed = entry.cards()
         seats = []
@@ -135,90 +128,72 @@ def _seconds(text: str) -> float | None:
 def run_lines(view: TableView, stream: TextIO, out: TextIO) -> None:
     """Line mode: one command per line, for scripts and service logs."""
     daemon = view.daemon
-    for line in stream:
-        words = line.split()
-        if not words:
-            continue
-        command = words[0].lower()
-        if command in ("quit", "exit", "q"):
-            break
-        if command == "start":
-            daemon.put(StartRound())
-        elif command == "reveal":
-            daemon.put(RevealStamp(time.monotonic_ns(), "key"))
-        elif command == "cards":
-            try:
-                daemon.put(Cards(parse_cards_line(words[1:])))
-            except ValueError as exc:
-                print(exc, file=out, flush=True)
-        elif command == "wait":
-            seconds = _seconds(words[1] if len(words) > 1 else "1")
-            if seconds is None:
-                print(
-                    f"wait takes seconds from 0 to {MAX_WAIT_S:g}, not {words[1]!r}",
-                    file=out,
-                    flush=True,
-                )
-            else:
-                time.sleep(seconds)
-        elif command == "status":
-            print(daemon.status(), file=out, flush=True)
+
+    def cards(words: list[str]) -> None:
+        try:
+            daemon.put(Cards(parse_cards_line(words)))
+        except ValueError as exc:
+            shell.say(out, str(exc))
+
+    def wait(words: list[str]) -> None:
+        seconds = _seconds(words[0] if words else "1")
+        if seconds is None:
+            shell.say(out, f"wait takes seconds from 0 to {MAX_WAIT_S:g}, not {words[0]!r}")
         else:
-            print(
-                f"unknown command {command!r} (start, reveal, cards, wait, status, quit)",
-                file=out,
-                flush=True,
-            )
+            time.sleep(seconds)
+
+    commands: dict[str, shell.LineCommand] = {
+        "start": lambda words: daemon.put(StartRound()),
+        "reveal": lambda words: daemon.put(RevealStamp(time.monotonic_ns(), "key")),
+        "cards": cards,
+        "wait": wait,
+        "status": lambda words: shell.say(out, str(daemon.status().to_dict())),
+    }
+    shell.run_lines(stream, out, commands)
 
 
 def run_curses(view: TableView, title: str, on_key: Callable[[str], None] | None = None) -> None:
-    """The full-screen table until the person quits."""
-    import curses
+    """The full-screen table until the person quits (q, then y)."""
+    quit_armed = False
+    status = view.daemon.status()
 
-    def loop(screen: Any) -> None:
-        terminal.prepare(screen, 20)
-        quit_armed = False
-        while True:
-            status = view.daemon.status()
-            draw(screen, view, status, title, quit_armed)
-            try:
-                key = screen.get_wch()
-            except curses.error:
-                continue
-            name = key if isinstance(key, str) else curses.keyname(key).decode()
-            if name == "KEY_BACKSPACE":
-                name = "\x7f"
-            if on_key is not None:
-                on_key(name)
-            if quit_armed:
-                if name in ("y", "Y"):
-                    return
-                quit_armed = False
-                continue
-            if not view.key(name, status):
-                quit_armed = True
+    def frame(screen: Any) -> None:
+        nonlocal status
+        status = view.daemon.status()
+        draw(screen, view, status, title, quit_armed)
 
-    curses.wrapper(loop)
+    def handle(name: str) -> bool:
+        nonlocal quit_armed
+        if on_key is not None:
+            on_key(name)
+        if quit_armed:
+            if name in ("y", "Y"):
+                return False
+            quit_armed = False
+            return True
+        if not view.key(name, status):
+            quit_armed = True
+        return True
+
+    shell.run_curses(frame, handle, 20)
 
 
-def draw(
-    screen: Any, view: TableView, status: dict[str, Any], title: str, quit_armed: bool
-) -> None:
+def draw(screen: Any, view: TableView, status: RefereeStatus, title: str, quit_armed: bool) -> None:
     import curses
 
     screen.erase()
     height, width = screen.getmaxyx()
 
     def put(y: int, x: int, text: str, attr: int = 0) -> None:
-        terminal.put(screen, y, x, text, attr)
+        shell.put(screen, y, x, text, attr)
 
     referee = view.daemon.referee
     put(0, 0, title, curses.A_BOLD)
-    phase = status["phase"]
+    phase = status.phase
     put(
         1,
         0,
-        f"Round {status['round']}  ·  {status['mode']}  ·  {phase}  ·  pot {status['pot']}"
+        f"Round {status.round}  ·  {status.mode}  ·  {phase}  ·  pot {status.pot}"
         f"  ·  tie window {referee.tie_window_us} us",
     )
     keys = {player: key for key, player in view.slap_keys.items()}
@@ -226,12 +201,12 @@ def draw(
         level = view.led(player)
         lamp = "●" if level > 0.05 else "○"
         colour = curses.color_pair(1) if level > 0.05 else 0
-        out = player in status["out"]
-        stuck = "  STUCK" if player in status["stuck"] else ""
+        out = player in status.out
+        stuck = "  STUCK" if player in status.stuck else ""
         key = f"[{keys[player]}] " if player in keys else ""
         put(3 + row, 2, lamp, colour | curses.A_BOLD)
-        shown = " + ".join(status["cards"].get(player, []))
-        line = f" {key}{player:<10} {status['counts'][player]:>3} cards   {shown}"
+        shown = " + ".join(status.cards.get(player, []))
+        line = f" {key}{player:<10} {status.counts[player]:>3} cards   {shown}"
         put(3 + row, 3, line + ("  out" if out else "") + stuck, curses.A_DIM if out else 0)
     y = 4 + len(referee.game.players)
     put(y, 2, "♪ BUZZER" if view.buzzer() else "  buzzer", curses.color_pair(2) | curses.A_BOLD)
@@ -244,10 +219,8 @@ def draw(
         put(y, 0, "Get ready… turn your card over at the long beep.", curses.A_BOLD)
     elif phase == "revealed":
         put(y, 0, "Cards are up: SLAP!", curses.A_BOLD)
-    elif status["over"]:
-        winner = status["winner"]
-        from companion.games.chomp_text import does
-
+    elif status.over:
+        winner = status.winner
         over = f"Game over: {does(winner, 'wins')}!" if winner else "Game over: a draw."
         put(y, 0, over, curses.A_BOLD)
     else:
@@ -303,5 +276,5 @@ def serve(
             run_lines(view, sys.stdin, sys.stdout)
             time.sleep(0.05)
     finally:
-        daemon.put(Stop())
+        daemon.put(Shutdown())
         worker.join(timeout=5)

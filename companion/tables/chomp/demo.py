@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.config import BuzzerConfig, LedConfig, LedKind, PlayerConfig, RefereeConfig
+from companion.devices.wiring import BuzzerConfig, LedConfig, LedKind
 from companion.games.chomp import ChompTable, Mode, RoundResult, Slap, TwoPlayerEnd, judge
-from companion.referee.daemon import Cards, StartRound
-from companion.referee.session import Session, open_session
+from companion.referee.core import RefereeStep
+from companion.referee.daemon import Cards, Shutdown, StartRound
 from companion.signals import Signal, SourceInfo, TimingClass
+from companion.tables.chomp.config import ChompConfig, PlayerConfig
+from companion.tables.chomp.session import ChompSession, open_chomp_session
 
 SLAP_KEYS = ("a", "l", "g", "p", "z", "m")
 BUTTON_PINS = (17, 27, 22, 23, 24, 25)
@@ -35,7 +37,7 @@ def demo_config(
     two_player_end: TwoPlayerEnd,
     journal: Path,
     fast: bool = False,
-) -> RefereeConfig:
+) -> ChompConfig:
     """The example wiring on mock pins; ``fast`` shortens every wait for unattended play."""
     seats = tuple(
         PlayerConfig(name, BUTTON_PINS[i], LedConfig(LedKind.PLAIN, (LED_PINS[i],)))
@@ -53,7 +55,7 @@ def demo_config(
         if fast
         else {}
     )
-    return RefereeConfig(
+    return ChompConfig(
         players=seats,
         mode=mode,
         two_player_end=two_player_end,
@@ -70,7 +72,7 @@ class SimulatedTable:
 
     def __init__(
         self,
-        session: Session,
+        session: ChompSession,
         rng: random.Random,
         bots: Sequence[str],
         reaction_ms: tuple[float, float] = (280, 650),
@@ -84,8 +86,9 @@ class SimulatedTable:
         referee = session.referee
         self.table = ChompTable.deal(referee.game.players, rng, referee.game.mode)
         self.table.game = referee.game  # one game: the referee's
-        self.factory = session.devices["factory"].factory
-        self.pins = {p.name: self.factory.pin(p.button) for p in session.config.players}
+        self.pins = {
+            p.name: session.pin(p.button) for p in session.config.players if p.button is not None
+        }
         self.cards: dict[str, tuple[Any, ...]] = {}
         self.timers: list[threading.Timer] = []
         self.finished = threading.Event()
@@ -106,7 +109,7 @@ class SimulatedTable:
 
     # ------------------------------------------------------------------ the round ------
 
-    def _on_step(self, step: Any) -> None:
+    def _on_step(self, step: RefereeStep) -> None:
         """Called on the referee's thread: turn the cards over at the reveal, settle them."""
         if any(cue.signal is Signal.REVEAL for cue in step.cues):
             self.cards = self.table.reveal()
@@ -139,6 +142,7 @@ class SimulatedTable:
 
 
 def keyboard_source(uncertainty_us: int = 10_000) -> SourceInfo:
+    """Keys on mock pins: stamped when the terminal delivered the key."""
     return SourceInfo("keyboard", TimingClass.KEYBOARD, uncertainty_us, "keys on mock pins")
 
 
@@ -150,29 +154,21 @@ def open_demo(
     seed: int | None = None,
     journal: Path | None = None,
     fast: bool = False,
-) -> tuple[Session, SimulatedTable]:
+) -> tuple[ChompSession, SimulatedTable]:
     if journal is None:
         journal = Path(tempfile.mkdtemp(prefix="companion-demo-")) / "demo-journal.jsonl"
     config = demo_config(players, mode, two_player_end, journal, fast)
-    session = open_session(config, new=True, pin_factory="mock")
-    if set(bots) != set(players):
-        # People press keys, and a key reaches the mock pin when the terminal delivers it:
-        # the stamps are only as good as the keyboard, and the referee says so.
-        from companion.referee.tie_window import effective_tie_window_us
-
-        session.referee.sources[:] = [keyboard_source()]
-        window, warning = effective_tie_window_us(config.tie_window_us, session.referee.sources)
-        session.referee.tie_window_us = session.referee.game.tie_window_us = window
-        if warning:
-            session.messages.append(warning)
+    # People press keys, and a key reaches the mock pin when the terminal delivers it: the
+    # stamps are only as good as the keyboard, and the referee (and its journal) say so.
+    people = set(bots) != set(players)
+    stamped_as = [keyboard_source()] if people else None
+    session = open_chomp_session(config, new=True, pin_factory="mock", stamped_as=stamped_as)
     reaction = (15.0, 45.0) if fast else (280.0, 650.0)
     return session, SimulatedTable(session, random.Random(seed), bots, reaction)
 
 
-def autoplay(session: Session, table: SimulatedTable, max_rounds: int = 2000) -> int:
+def autoplay(session: ChompSession, table: SimulatedTable, max_rounds: int = 2000) -> int:
     """Bots only, rounds back to back, until the game ends; returns the rounds played."""
-    from companion.referee.daemon import Stop
-
     daemon = session.daemon
     worker = threading.Thread(target=daemon.run, name="referee", daemon=True)
     worker.start()
@@ -185,7 +181,7 @@ def autoplay(session: Session, table: SimulatedTable, max_rounds: int = 2000) ->
             if not table.round_done.wait(timeout=10):
                 break
     finally:
-        daemon.put(Stop())
+        daemon.put(Shutdown())
         worker.join(timeout=5)
         table.close()
     return session.referee.rounds_played

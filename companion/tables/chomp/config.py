@@ -1,0 +1,284 @@
+"""The CHOMP! table's TOML configuration: players and pins, outputs, timing, game settings.
+
+Checked once at start so that a wiring mistake is one clear line, not a surprise mid-game:
+a pin used twice, an unknown key, a player count the mode does not allow. Pins, LEDs and
+the buzzer are read by :mod:`companion.devices.wiring`, as every table reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+
+from companion import data
+from companion.devices.wiring import (
+    BuzzerConfig,
+    LedConfig,
+    PinClaims,
+    parse_buzzer,
+    parse_led,
+    parse_pin,
+    parse_pin_factory,
+)
+from companion.errors import ConfigError, InputError
+from companion.games.chomp import (
+    DEFAULT_TIE_WINDOW_US,
+    END_NAMES,
+    MODE_NAMES,
+    Mode,
+    TwoPlayerEnd,
+    player_range,
+)
+
+
+class RevealBy(StrEnum):
+    COUNTDOWN = "countdown"  # beeps, then the reveal instant
+    BUTTON = "button"  # a dedicated reveal button's edge is the reveal instant
+    KEY = "key"  # a key at the table (the demo)
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    name: str
+    button: int | None  # a GPIO pin, or None when the button is on the Pico bridge
+    led: LedConfig | None = None
+
+
+@dataclass(frozen=True)
+class TagsConfig:
+    """Cards read from their tags at the reveal (docs/tags.md)."""
+
+    file: Path  # the CHOMP! tag file from ``companion tags learn``
+    readers: tuple[str, ...]  # reader specs: pn532:PORT, serial:PORT, bridge
+    seats: tuple[str, ...] | None  # reader i is seat i's; None: one reader, seat order
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    """Buttons wired to the Pico bridge (firmware_bridge/, hardware/BRIDGE.md)."""
+
+    port: str  # "auto", a device path, or a pyserial URL such as hwgrep://2e8a:0005
+    buttons: Mapping[str, int]  # player -> Pico button index
+
+
+@dataclass(frozen=True)
+class ChompConfig:
+    """Everything a CHOMP! table needs to open: seats, wiring, timing, the journal."""
+
+    players: tuple[PlayerConfig, ...]
+    mode: Mode = Mode.STANDARD
+    two_player_end: TwoPlayerEnd = TwoPlayerEnd.COUNT
+    tie_window_us: int = DEFAULT_TIE_WINDOW_US
+    settle_ms: float = 5.0
+    lockout_ms: float = 150.0
+    stuck_ms: float = 2000.0
+    round_timeout_s: float = 10.0
+    end_ms: float = 1500.0
+    reveal: RevealBy = RevealBy.COUNTDOWN
+    countdown_beeps: int = 3
+    countdown_interval_ms: float = 600.0
+    journal: Path = Path("chomp-journal.jsonl")
+    pin_factory: str = "auto"
+    buzzer: BuzzerConfig | None = None
+    status_led: LedConfig | None = None
+    reveal_button: int | None = None
+    bridge: BridgeConfig | None = None
+    tags: TagsConfig | None = None
+    source: str = field(default="", compare=False)
+    warnings: tuple[str, ...] = field(default=(), compare=False)  # shown when the table opens
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.players)
+
+
+_TOP_KEYS = (
+    "game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button", "bridge",
+    "tags",
+)  # fmt: skip
+BRIDGE_BUTTONS = 16  # the Pico firmware's button indexes 0..15 (hardware/BRIDGE.md)
+_REFEREE_KEYS = (
+    "tie_window_us",
+    "settle_ms",
+    "lockout_ms",
+    "stuck_ms",
+    "round_timeout_s",
+    "end_ms",
+    "reveal",
+    "countdown_beeps",
+    "countdown_interval_ms",
+    "journal",
+)
+
+
+def _bridge(raw: object) -> BridgeConfig:
+    b = data.obj(raw, "bridge", required=("buttons",), optional=("port",))
+    port = data.name(b.get("port", "auto"), "bridge.port", "port")
+    indexes: dict[str, int] = {}
+    for player, index in data.mapping(b["buttons"], "bridge.buttons").items():
+        where = data.at("bridge.buttons", player)
+        n = data.integer(index, where, 0, BRIDGE_BUTTONS - 1)
+        if n in indexes.values():
+            raise data.fail(where, f"bridge button {n} is used twice")
+        indexes[player] = n
+    return BridgeConfig(port, indexes)
+
+
+def _players(
+    raw: object, bridge: BridgeConfig | None, claims: PinClaims
+) -> tuple[PlayerConfig, ...]:
+    players: list[PlayerConfig] = []
+    for i, item in enumerate(data.lst(raw, "players")):
+        here = data.at("players", i)
+        p = data.obj(item, here, required=("name",), optional=("button", "led"))
+        name = data.name(p["name"], data.at(here, "name"), "player")
+        if name in (q.name for q in players):
+            raise data.fail(data.at(here, "name"), f"player {name!r} is named twice")
+        on_bridge = bridge is not None and name in bridge.buttons
+        if ("button" in p) == on_bridge:
+            raise data.fail(
+                here,
+                f"{name!r} needs exactly one button: a GPIO pin here or an index in [bridge]",
+            )
+        button = None
+        if "button" in p:
+            where = data.at(here, "button")
+            button = claims.claim(parse_pin(p["button"], where), where)
+        led = None
+        if "led" in p:
+            led = claims.led(parse_led(p["led"], data.at(here, "led")), data.at(here, "led"))
+        players.append(PlayerConfig(name, button, led))
+    if bridge is not None:
+        for player in bridge.buttons:
+            if player not in (q.name for q in players):
+                raise data.fail(data.at("bridge.buttons", player), f"no player {player!r}")
+    return tuple(players)
+
+
+def _tags(raw: object, names: tuple[str, ...]) -> TagsConfig:
+    t = data.obj(raw, "tags", required=("file", "readers"), optional=("seats",))
+    specs = tuple(
+        data.name(r, data.at("tags.readers", i), "reader")
+        for i, r in enumerate(data.lst(t["readers"], "tags.readers"))
+    )
+    if not specs:
+        raise data.fail("tags.readers", "name at least one reader, e.g. 'pn532:/dev/serial0'")
+    for i, spec in enumerate(specs):
+        if spec == "keyboard":
+            raise data.fail(
+                data.at("tags.readers", i),
+                "the referee's keyboard is for its screen: use a serial or PN532 reader",
+            )
+    seats = None
+    if "seats" in t:
+        seats = tuple(
+            data.name(s, data.at("tags.seats", i), "player")
+            for i, s in enumerate(data.lst(t["seats"], "tags.seats"))
+        )
+        if len(seats) != len(specs):
+            raise data.fail("tags.seats", "one seat per reader, in the readers' order")
+        for i, seat in enumerate(seats):
+            if seat not in names:
+                raise data.fail(data.at("tags.seats", i), f"no player {seat!r}")
+    return TagsConfig(Path(data.name(t["file"], "tags.file", "file")), specs, seats)
+
+
+def _timing(ref: dict[str, object]) -> dict[str, float]:
+    """The referee's waits, each checked against its smallest sensible value."""
+    minimum = {"stuck_ms": 1.0, "round_timeout_s": 0.1, "countdown_interval_ms": 50.0}
+    defaults = {
+        "settle_ms": 5.0,
+        "lockout_ms": 150.0,
+        "stuck_ms": 2000.0,
+        "round_timeout_s": 10.0,
+        "end_ms": 1500.0,
+        "countdown_interval_ms": 600.0,
+    }
+    return {
+        key: data.number(ref.get(key, default), f"referee.{key}", minimum.get(key, 0))
+        for key, default in defaults.items()
+    }
+
+
+def config_from_dict(raw_value: object) -> ChompConfig:
+    """A CHOMP! table's config from its parsed TOML; errors name the key."""
+    raw = data.obj(raw_value, data.ROOT, required=("players",), optional=_TOP_KEYS)
+    game = data.obj(raw.get("game", {}), "game", optional=("mode", "two_player_end"))
+    ref = data.obj(raw.get("referee", {}), "referee", optional=_REFEREE_KEYS)
+    gpio = data.obj(raw.get("gpio", {}), "gpio", optional=("pin_factory",))
+    mode = data.choice(game.get("mode", "standard"), "game.mode", MODE_NAMES, "mode")
+    end = data.choice(
+        game.get("two_player_end", "count"), "game.two_player_end", END_NAMES, "two_player_end"
+    )
+    claims = PinClaims()
+    bridge = _bridge(raw["bridge"]) if "bridge" in raw else None
+    players = _players(raw["players"], bridge, claims)
+    names = tuple(p.name for p in players)
+    tags = _tags(raw["tags"], names) if "tags" in raw else None
+    low, high = player_range(mode)
+    if not low <= len(players) <= high:
+        wanted = f"{low}" if low == high else f"{low} or more"
+        raise data.fail("players", f"{mode} is played by {wanted} players, not {len(players)}")
+    buzzer = (
+        claims.buzzer(parse_buzzer(raw["buzzer"], "buzzer"), "buzzer") if "buzzer" in raw else None
+    )
+    status = (
+        claims.led(parse_led(raw["status_led"], "status_led"), "status_led")
+        if "status_led" in raw
+        else None
+    )
+    reveal_button = None
+    if "reveal_button" in raw:
+        rb = data.obj(raw["reveal_button"], "reveal_button", required=("pin",))
+        reveal_button = claims.claim(parse_pin(rb["pin"], "reveal_button.pin"), "reveal_button.pin")
+    reveal = data.choice(
+        ref.get("reveal", "countdown"), "referee.reveal", {str(r): r for r in RevealBy}, "reveal"
+    )
+    if reveal is RevealBy.BUTTON and reveal_button is None:
+        raise data.fail("referee.reveal", "reveal = 'button' needs a reveal_button pin")
+    factory = parse_pin_factory(gpio.get("pin_factory", "auto"), "gpio.pin_factory")
+    tie_window = ref.get("tie_window_us", DEFAULT_TIE_WINDOW_US)
+    waits = _timing(ref)
+    return ChompConfig(
+        players=players,
+        mode=mode,
+        two_player_end=end,
+        tie_window_us=data.integer(tie_window, "referee.tie_window_us", 0),
+        reveal=reveal,
+        countdown_beeps=data.integer(ref.get("countdown_beeps", 3), "referee.countdown_beeps", 0),
+        journal=Path(data.name(ref.get("journal", "chomp-journal.jsonl"), "referee.journal")),
+        pin_factory=factory,
+        buzzer=buzzer,
+        status_led=status,
+        reveal_button=reveal_button,
+        bridge=bridge,
+        tags=tags,
+        warnings=tuple(claims.warnings),
+        settle_ms=waits["settle_ms"],
+        lockout_ms=waits["lockout_ms"],
+        stuck_ms=waits["stuck_ms"],
+        round_timeout_s=waits["round_timeout_s"],
+        end_ms=waits["end_ms"],
+        countdown_interval_ms=waits["countdown_interval_ms"],
+    )
+
+
+def load_config(path: str | Path) -> ChompConfig:
+    """Read and check a config file; any problem is a ConfigError naming file and key.
+
+    Relative paths in it (the journal, the tag file) are relative to the file's folder.
+    """
+    source = str(path)
+    raw = data.read_toml(path)
+    try:
+        config = config_from_dict(raw)
+    except InputError as exc:
+        raise ConfigError(exc.where, exc.message, source) from None
+    folder = Path(path).resolve().parent
+    journal = config.journal if config.journal.is_absolute() else folder / config.journal
+    tags = config.tags
+    if tags is not None and not tags.file.is_absolute():
+        tags = replace(tags, file=folder / tags.file)
+    return replace(config, journal=journal, tags=tags, source=source)

@@ -1,0 +1,299 @@
+"""A CHOMP! table put together from its config: pins, press sources, outputs, journal,
+referee and its daemon, and the card tags if the config has them.
+
+``companion referee`` and ``companion demo`` both open a :class:`ChompSession`; the demo
+passes the mock pin factory and drives the pins itself. Every device the session opens is
+held by one :class:`contextlib.ExitStack`, so :meth:`ChompSession.close` (or a failure
+half-way through opening) releases exactly what was opened, newest first.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.data import archive
+from companion.devices.buttons import GpioPressSource, GpioRevealButton
+from companion.devices.outputs import TableOutputs
+from companion.devices.pins import OpenedFactory, open_factory
+from companion.errors import ConfigError
+from companion.games.chomp import ChompGame
+from companion.referee.clock import Clock, MonotonicClock
+from companion.referee.core import Referee, RefereeStep, Timing
+from companion.referee.daemon import Cards, Input, RefereeDaemon
+from companion.referee.journal import JournalEntry, JournalWriter, StartEntry, read_journal
+from companion.signals import ButtonEdge, SourceInfo
+from companion.tables.bridge_source import BridgePresses, open_bridge_presses
+from companion.tables.chomp.config import ChompConfig
+from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
+
+
+def timing_of(config: ChompConfig) -> Timing:
+    """The referee's timing from the config's milliseconds."""
+    return Timing.from_ms(
+        config.tie_window_us,
+        config.settle_ms,
+        config.lockout_ms,
+        config.stuck_ms,
+        config.round_timeout_s,
+        config.end_ms,
+        config.countdown_beeps,
+        config.countdown_interval_ms,
+    )
+
+
+def _game_over(entries: list[JournalEntry]) -> bool:
+    verdicts = [e for e in entries if e["type"] == "verdict"]
+    return bool(verdicts and verdicts[-1]["over"])
+
+
+def build_referee(
+    config: ChompConfig,
+    sources: list[SourceInfo],
+    journal_path: Path,
+    resume: bool,
+    new: bool,
+) -> tuple[Referee, list[JournalEntry], list[str]]:
+    """The referee for this start: a new game, or the journal's game resumed.
+
+    Returns the referee, the entries to append to the journal, and messages for the table.
+    """
+    timing = timing_of(config)
+    messages: list[str] = []
+    if journal_path.is_dir():
+        raise ConfigError(
+            "referee.journal",
+            f"{journal_path} is a folder: name a file in it",
+            config.source or None,
+        )
+    if journal_path.exists() and journal_path.stat().st_size > 0:
+        if new:
+            messages.append(f"previous journal kept as {archive(journal_path)}")
+        elif not resume:
+            raise ConfigError(
+                "referee.journal",
+                f"{journal_path} holds a game: --resume continues it, --new starts a new game "
+                "(the old journal is kept)",
+                config.source or None,
+            )
+        else:
+            contents = read_journal(journal_path)
+            messages.extend(contents.warnings)
+            if _game_over(contents.entries):
+                messages.append(f"the journal's game is over; kept as {archive(journal_path)}")
+            else:
+                _check_same_table(config, contents.start, journal_path)
+                referee, appended, more = Referee.from_journal(contents.entries, timing, sources)
+                done = referee.rounds_played
+                messages.append(f"resumed the game from {journal_path} after round {done}")
+                return referee, appended, messages + more
+    game = ChompGame.new(config.names, config.mode, config.two_player_end, config.tie_window_us)
+    referee = Referee(game, timing, sources)
+    return referee, [referee.start_info()], messages
+
+
+def _check_same_table(config: ChompConfig, start: StartEntry, journal: Path) -> None:
+    """A journal's game is resumed only with the table it was played at."""
+    seated, configured = list(start["players"]), list(config.names)
+    if seated != configured:
+        raise ConfigError(
+            "players",
+            f"{journal} is a game of {', '.join(seated)}, but the config seats "
+            f"{', '.join(configured)}: fix the config, or --new for a new game",
+            config.source or None,
+        )
+    journalled = {"mode": start["mode"], "two_player_end": start["two_player_end"]}
+    for key, value in (("mode", config.mode), ("two_player_end", config.two_player_end)):
+        if journalled[key] != str(value):
+            raise ConfigError(
+                f"game.{key}",
+                f"{journal} was played with {key} = {journalled[key]!r}, the config says "
+                f"{str(value)!r}: fix the config, or --new for a new game",
+                config.source or None,
+            )
+
+
+def _tag_reveal(
+    config: ChompConfig, daemon: RefereeDaemon, inbox: queue.SimpleQueue[Input]
+) -> RevealRunner[Any]:
+    """Cards from their tags: armed at each reveal, the complete round goes in as Cards."""
+    assert config.tags is not None
+    tags = load_tagfile(config.tags.file)
+    readers = [
+        open_reader(spec, sys.stdin, index=i, where=f"tags.readers[{i}]")
+        for i, spec in enumerate(config.tags.readers)
+    ]
+    seat_of_reader = dict(enumerate(config.tags.seats)) if config.tags.seats else None
+    reveal = ChompTagReveal(tags, config.names, seat_of_reader)
+    runner: RevealRunner[Any] = RevealRunner(
+        reveal,
+        readers,
+        on_cards=lambda cards: inbox.put(Cards(cards)),
+        on_prompt=lambda line: daemon.notify(line),
+        demand_after_s=3.0,
+    )
+    game = daemon.referee.game
+
+    def follow(step: RefereeStep) -> None:
+        for entry in step.journal:
+            if entry["type"] == "reveal":
+                sizes = {p: game.hand_size(p) for p in game.active}
+                runner.new_round(game.active, sizes, key=entry["n"])
+            elif entry["type"] == "verdict":
+                runner.disarm()
+
+    daemon.on_step = follow
+    if daemon.referee.waiting_for_cards() and daemon.referee.round is not None:
+        sizes = {p: game.hand_size(p) for p in game.active}
+        runner.new_round(game.active, sizes, key=daemon.referee.round.number)
+    return runner.start()
+
+
+@dataclass
+class ChompSession:
+    """A running CHOMP! table: the daemon, and every device it was opened with.
+
+    The devices are typed fields (None when the config has none of that kind) and are
+    all closed by :meth:`close`, with the journal, through one ExitStack.
+    """
+
+    config: ChompConfig
+    referee: Referee
+    daemon: RefereeDaemon
+    journal: JournalWriter
+    sources: list[SourceInfo]
+    messages: list[str]
+    factory: OpenedFactory
+    outputs: TableOutputs
+    buttons: GpioPressSource | None = None
+    bridge: BridgePresses | None = None
+    tags: RevealRunner[Any] | None = None
+    reveal_button: GpioRevealButton | None = None
+    closing: ExitStack = field(default_factory=ExitStack, repr=False)
+
+    def led_level(self, player: str) -> float:
+        """How bright a player's LED is now (0 when it has none), read back from its pins."""
+        led = next(p.led for p in self.config.players if p.name == player)
+        if led is None:
+            return 0.0
+        return max(float(self.factory.factory.pin(pin).state) for pin in led.pins)
+
+    def buzzer_on(self) -> bool:
+        """Whether the buzzer's pin is driven now (False without a buzzer)."""
+        if self.config.buzzer is None:
+            return False
+        return bool(self.factory.factory.pin(self.config.buzzer.pin).state)
+
+    def pin(self, number: int) -> Any:
+        """The factory's pin object (on mock pins: ``drive_low()`` presses a button)."""
+        return self.factory.factory.pin(number)
+
+    def close(self) -> None:
+        """Release every device and close the journal; safe to call twice."""
+        self.closing.close()
+
+
+@dataclass
+class _Presses:
+    """The press sources opened so far, with the buttons already down at start."""
+
+    sources: list[SourceInfo] = field(default_factory=list)
+    held: set[tuple[str, str]] = field(default_factory=set)  # (player, source)
+    buttons: GpioPressSource | None = None
+    bridge: BridgePresses | None = None
+
+
+def _open_presses(
+    config: ChompConfig,
+    opened: OpenedFactory,
+    inbox: queue.SimpleQueue[Input],
+    stack: ExitStack,
+    notify: Callable[[str], None] | None,
+) -> _Presses:
+    """The GPIO buttons and the Pico bridge's, whichever the config wires."""
+    found = _Presses()
+    on_gpio = {p.name: p.button for p in config.players if p.button is not None}
+    if on_gpio:
+        found.buttons = GpioPressSource(on_gpio, opened, inbox.put)
+        stack.callback(found.buttons.close)
+        found.sources.append(found.buttons.info)
+        found.held.update((p, found.buttons.info.name) for p in found.buttons.held())
+    if config.bridge is not None:
+        found.bridge = open_bridge_presses(
+            config.bridge.buttons, inbox.put, config.bridge.port, notify
+        )
+        stack.callback(found.bridge.close)
+        found.sources.append(found.bridge.info)
+        found.held.update((p, found.bridge.info.name) for p in found.bridge.held())
+    return found
+
+
+def _open_journal(config: ChompConfig) -> JournalWriter:
+    try:
+        return JournalWriter(config.journal)
+    except OSError as exc:
+        raise ConfigError(
+            "referee.journal",
+            f"cannot write the journal {config.journal}: {exc.strerror or exc}",
+            config.source or None,
+        ) from None
+
+
+def open_chomp_session(
+    config: ChompConfig,
+    resume: bool = False,
+    new: bool = False,
+    pin_factory: str | None = None,
+    clock: Clock | None = None,
+    notify: Callable[[str], None] | None = None,
+    stamped_as: list[SourceInfo] | None = None,
+) -> ChompSession:
+    """Open pins, press sources and outputs, then the referee and its journal.
+
+    ``resume`` continues the journal's game, ``new`` sets an existing journal aside;
+    with neither, an existing journal is an error. ``pin_factory`` overrides the
+    config's (``"mock"`` for gpiozero's MockFactory). ``stamped_as`` declares how the
+    presses are really stamped when the pins only relay them (the demo's keys reach
+    mock pins as the terminal delivers them): the tie window and the journal follow it.
+    Nothing is left open on failure.
+    """
+    clock = clock or MonotonicClock()
+    with ExitStack() as stack:
+        opened = stack.enter_context(open_factory(pin_factory or config.pin_factory))
+        outputs = TableOutputs(
+            {p.name: p.led for p in config.players}, config.buzzer, config.status_led, opened
+        )
+        stack.callback(outputs.close)
+        # The inbox exists before the sources, so no edge can arrive with nowhere to go.
+        inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
+        presses = _open_presses(config, opened, inbox, stack, notify)
+        sources = presses.sources if stamped_as is None else list(stamped_as)
+        referee, appended, messages = build_referee(config, sources, config.journal, resume, new)
+        messages[:0] = list(config.warnings)
+        if referee.window_warning:
+            messages.append(referee.window_warning)
+        journal = _open_journal(config)
+        stack.callback(journal.close)
+        journal.write(appended, durable=True)
+        daemon = RefereeDaemon(referee, clock, journal, outputs.render, notify, inbox=inbox)
+        for player, source in sorted(presses.held):
+            # Already down at start: no edge will come, so report one; held on, it is
+            # flagged stuck like any other.
+            inbox.put(ButtonEdge(player, True, clock.now_ns(), source, -1))
+        session = ChompSession(
+            config, referee, daemon, journal, sources, messages, opened, outputs,
+            presses.buttons, presses.bridge,
+        )  # fmt: skip
+        if config.tags is not None:
+            session.tags = _tag_reveal(config, daemon, inbox)
+            stack.callback(session.tags.close)
+        if config.reveal_button is not None:
+            session.reveal_button = GpioRevealButton(config.reveal_button, opened, inbox.put)
+            stack.callback(session.reveal_button.close)
+        session.closing = stack.pop_all()
+    return session

@@ -1,0 +1,91 @@
+"""The [getbit] table in a TOML file: the robots' LEDs, a buzzer, lock-in buttons.
+
+Read with :mod:`companion.devices.wiring` as every table reads its wiring; any problem
+is one ConfigError line naming the file and the key (docs/getbit.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from companion import data
+from companion.devices.wiring import (
+    BuzzerConfig,
+    LedConfig,
+    PinClaims,
+    parse_buzzer,
+    parse_led,
+    parse_pin,
+    parse_pin_factory,
+)
+from companion.errors import ConfigError, InputError
+
+
+@dataclass(frozen=True)
+class RobotConfig:
+    name: str
+    player: str
+    led: LedConfig | None = None
+
+
+@dataclass(frozen=True)
+class GetBitConfig:
+    """The [getbit] table: robots with their LEDs, the buzzer, lock-in buttons."""
+
+    robots: tuple[RobotConfig, ...]
+    buzzer: BuzzerConfig | None = None
+    lock_in: Mapping[str, int] = field(default_factory=dict)  # player -> button pin
+    pin_factory: str = "auto"
+    source: str = ""
+
+    @property
+    def robot_players(self) -> dict[str, str]:
+        return {r.name: r.player for r in self.robots}
+
+
+def table_config_from_dict(value: object) -> GetBitConfig:
+    """A [getbit] table from its parsed TOML; errors name the key (``getbit.robots[1]``)."""
+    top = data.obj(value, data.ROOT, required=("getbit",))
+    raw = data.obj(top["getbit"], "getbit", optional=("pin_factory", "robots", "buzzer", "lock_in"))
+    claims = PinClaims()
+    robots: list[RobotConfig] = []
+    for i, item in enumerate(data.lst(raw.get("robots", []), "getbit.robots")):
+        here = data.at("getbit.robots", i)
+        r = data.obj(item, here, required=("name",), optional=("player", "led"))
+        name = data.name(r["name"], data.at(here, "name"), "robot")
+        if name in (x.name for x in robots):
+            raise data.fail(data.at(here, "name"), f"robot {name!r} is named twice")
+        player = data.name(r.get("player", name), data.at(here, "player"), "player")
+        led = None
+        if "led" in r:
+            led = claims.led(parse_led(r["led"], data.at(here, "led")), data.at(here, "led"))
+        robots.append(RobotConfig(name, player, led))
+    buzzer = None
+    if "buzzer" in raw:
+        buzzer = claims.buzzer(parse_buzzer(raw["buzzer"], "getbit.buzzer"), "getbit.buzzer")
+    lock_in: dict[str, int] = {}
+    players = {r.player for r in robots}
+    for player, pin_value in data.mapping(raw.get("lock_in", {}), "getbit.lock_in").items():
+        here = data.at("getbit.lock_in", player)
+        if robots and player not in players:
+            raise data.fail(here, f"{player!r} plays none of the robots above")
+        lock_in[player] = claims.claim(parse_pin(pin_value, here), here)
+    if lock_in and robots:
+        missing = [p for p in dict.fromkeys(r.player for r in robots) if p not in lock_in]
+        if missing:
+            raise data.fail("getbit.lock_in", f"no button for {', '.join(missing)}")
+    factory = parse_pin_factory(raw.get("pin_factory", "auto"), "getbit.pin_factory")
+    return GetBitConfig(tuple(robots), buzzer, lock_in, factory)
+
+
+def load_table_config(path: str | Path) -> GetBitConfig:
+    """Read and check a [getbit] TOML file; any problem is one ConfigError line."""
+    source = str(path)
+    raw = data.read_toml(path)
+    try:
+        config = table_config_from_dict(raw)
+    except InputError as exc:
+        raise ConfigError(exc.where, exc.message, source) from None
+    return GetBitConfig(config.robots, config.buzzer, config.lock_in, config.pin_factory, source)

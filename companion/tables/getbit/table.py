@@ -1,0 +1,126 @@
+"""The Get Bit! table: what the screen and the line mode share.
+
+The saved game, the entry under way, the last announcement, and the optional hardware and
+card tags, all changed only from the face's own thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+
+from companion.games.getbit import PlayError, RoundResult
+from companion.tables.getbit.entry import Entry, entry_order, refusal_text
+from companion.tables.getbit.hardware import TableHardware
+from companion.tables.getbit.saved import SavedGame
+from companion.tables.getbit.tags import TableEvent, TableTags, TagCards, TagPrompt
+from companion.tables.getbit.text import round_lines
+
+
+@dataclass
+class GetBitTable:
+    """The saved game, the entry under way, the last announcement, the optional hardware
+    and tags; :meth:`close` releases what ``open_getbit_table`` opened."""
+
+    session: SavedGame
+    secret: bool = False
+    hardware: TableHardware | None = None
+    tags: TableTags | None = None
+    messages: list[str] = field(default_factory=list)
+    announced: list[str] = field(default_factory=list)
+    entry: Entry = field(init=False)
+    closing: ExitStack = field(default_factory=ExitStack, repr=False)  # the devices it opened
+
+    def __post_init__(self) -> None:
+        self.entry = Entry(self.session.state, self.secret)
+        last = self.session.last
+        if last is not None:
+            self.announced = round_lines(last, self.session.state)
+        if self.tags is not None:
+            self.tags.arm(self.session.state)
+
+    def close(self) -> None:
+        """Release the readers, the lights and the pins the table was opened with."""
+        self.closing.close()
+
+    def notify(self, message: str) -> None:
+        self.messages = [*self.messages, message][-4:]
+
+    def key(self, key: str) -> None:
+        """A card key or Backspace for the entry under way."""
+        if self.session.state.over:
+            return
+        if self.hardware is not None and len(key) == 1 and key.isdigit():
+            self.hardware.start_round()
+        refusal = self.entry.key(key)
+        if refusal:
+            self.notify(refusal)
+
+    def play(self, cards: Mapping[str, int]) -> RoundResult | None:
+        """Play a round; a refusal (G7) is a message and changes nothing."""
+        try:
+            result = self.session.play(cards)
+        except PlayError as exc:
+            self.notify(refusal_text(self.session.state, exc))
+            return None
+        state = self.session.state
+        self.announced = round_lines(result, state)
+        self.messages = []  # refusals of the round just played are settled
+        self.entry = Entry(state, self.secret)
+        if self.tags is not None:
+            self.tags.disarm()  # this round's reads are done with
+            self.tags.arm(state)  # and the next round's are awaited
+        if self.hardware is not None:
+            self.hardware.show_round(result, state)
+        return result
+
+    def tag_event(self, event: TableEvent) -> RoundResult | None:
+        """Apply what the tags produced: a prompt goes to the messages; a round's complete
+        cards are played exactly as typed cards are (G7 refusals, save, announcements and
+        LEDs alike). Cards of a round already played (typed meanwhile) are dropped."""
+        tags = self.tags
+        if isinstance(event, TagPrompt):
+            self.notify(event.text)
+            return None
+        if not isinstance(event, TagCards) or tags is None or not tags.is_current(event):
+            return None
+        if self.session.state.over:
+            return None
+        if self.hardware is not None:
+            self.hardware.start_round()
+        result = self.play(event)
+        if result is None:  # refused after all (the reveal checks first): read them again
+            tags.arm(self.session.state, again=True)
+            self.notify(f"scan the cards for {' '.join(entry_order(self.session.state))} again")
+        return result
+
+    def pending_tags(self) -> list[TableEvent]:
+        """The events the tags produced since the last call (never waits)."""
+        return [] if self.tags is None else self.tags.pending()
+
+    def undo(self) -> None:
+        n = self.session.undo()
+        if n is None:
+            self.notify("nothing to undo")
+            return
+        state = self.session.state
+        last = self.session.last
+        self.announced = round_lines(last, state) if last is not None else []
+        self.entry = Entry(state, self.secret)
+        self.notify(f"round {n} undone")
+        if self.tags is not None:
+            self.tags.arm(state)
+        if self.hardware is not None:
+            self.hardware.reset(state)
+
+    def title(self) -> str:
+        setup = self.session.setup
+        flags = [f"{len(setup.robots)} robots", f"cards 1-{setup.hand_size}"]
+        if setup.longer_games:
+            flags.append("longer game")
+        if setup.memory:
+            flags.append("memory game")
+        if setup.pickup_at != 1:
+            flags.append(f"pick up at {setup.pickup_at}")
+        return f"companion getbit · {' · '.join(flags)} · saved to {self.session.path}"
