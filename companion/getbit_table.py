@@ -43,6 +43,7 @@ from companion.config import (
     parse_pin,
 )
 from companion.errors import ConfigError, HardwareError, InputError
+from companion.files import read_json
 from companion.games.getbit import (
     GetBit,
     PlayError,
@@ -52,7 +53,6 @@ from companion.games.getbit import (
     replay,
     replay_from_dict,
 )
-from companion.io import read_json
 from companion.tags.readers import TagReader, typed_line
 from companion.tags.reveal import GetBitTagReveal, RevealRunner
 from companion.tags.tagfile import GETBIT_HIGHEST, TagFile, getbit_card

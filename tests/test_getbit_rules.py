@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from companion.errors import InputError, RuleError
+from companion.files import read_json
 from companion.games.getbit import (
     GetBit,
     PlayError,
@@ -25,7 +26,6 @@ from companion.games.getbit import (
     state_from_dict,
 )
 from companion.getbit_table import round_lines, table_lines
-from companion.io import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
 FOUR = {r: r for r in ("john", "anne", "beth", "ted")}

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from companion import data
 from companion.errors import InputError
+from companion.files import dump_json, parse_json, read_text, source_name
 from companion.games.dino import (
     GameResult,
     Land,
@@ -28,7 +29,6 @@ from companion.games.dino import (
 )
 from companion.games.dino_catalog import Catalog, Replay, catalog_from_dict, log_from_dict
 from companion.games.dino_text import parse_grid, render_grid
-from companion.io import dump_json, parse_json, read_text, source_name
 
 T = TypeVar("T")
 

@@ -112,9 +112,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    from companion.files import dump_json, read_json, source_name
     from companion.games.getbit import GetBit, replay_from_dict
     from companion.getbit_table import cards_text, limbs_text, next_lines, table_lines
-    from companion.io import dump_json, read_json, source_name
 
     try:
         game = replay_from_dict(read_json(args.file))
@@ -295,7 +295,8 @@ def run_play(args: argparse.Namespace) -> int:
         load_table_config,
         serve,
     )
-    from companion.tags.readers import TagReader, open_reader
+    from companion.tags.readers import TagReader
+    from companion.tags.specs import open_reader
     from companion.tags.tagfile import GAME_TITLES, GETBIT, TagFile, load_tagfile
 
     _check_tag_options(args)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.errors import InputError
-from companion.io import dump_json, read_text, source_name
+from companion.files import dump_json, read_text, source_name
 
 if TYPE_CHECKING:
     from companion.games.dino_catalog import Catalog
