@@ -23,12 +23,11 @@ from companion.games.dino import (
     Why,
     adjacency,
     build_land,
-    land_from_dict,
-    land_to_dict,
     random_land,
     score,
 )
-from companion.games.dino_catalog import Placement, catalog_from_dict, replay
+from companion.games.dino_catalog import Placement, replay
+from companion.games.dino_formats import catalog_from_dict, land_from_dict, land_to_dict
 from companion.games.dino_text import parse_grid, render_grid
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

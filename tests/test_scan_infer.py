@@ -19,7 +19,8 @@ cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
 from companion.errors import InputError  # noqa: E402
-from companion.games.dino_catalog import Catalog, Placement, catalog_from_dict  # noqa: E402
+from companion.games.dino_catalog import Catalog, Placement  # noqa: E402
+from companion.games.dino_formats import catalog_from_dict  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
 from companion.scan.land import CardPlace, Trouble  # noqa: E402
 from companion.scan.reader import Ground, ReadOptions, _State, read_photo  # noqa: E402

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any, NamedTuple
 
-from companion import data
 from companion.errors import InputError
 
 Cell = tuple[int, int]  # (x, y) in quarter-card cells; y grows downwards
@@ -212,53 +211,6 @@ class GoalScore:
         }
 
 
-DIET_NAMES = {str(d): d for d in Diet}
-SIZE_NAMES = {s.label: s for s in Size}
-GOAL_NAMES = {str(k): k for k in GoalKind}
-
-
-def goal_from_dict(value: object, path: str) -> Goal:
-    """Read one goal: exactly one vocabulary key, and an optional ``name``."""
-    raw = data.obj(value, path, optional=("name", *GOAL_NAMES))
-    kinds = [k for k in raw if k != "name"]
-    if len(kinds) != 1:
-        raise data.fail(
-            path,
-            "a goal has exactly one of: " + ", ".join(GOAL_NAMES)
-            if not kinds
-            else f"a goal has one kind, got {', '.join(kinds)}",
-        )
-    key = kinds[0]
-    kind = GOAL_NAMES[key]
-    here = data.at(path, key)
-    name = data.name(raw["name"], data.at(path, "name")) if "name" in raw else None
-    body = raw[key]
-    if kind in (GoalKind.PER_EGG, GoalKind.MANUAL):
-        return Goal(kind, data.integer(body, here), name)
-    if kind is not GoalKind.PER_HERD_AT_LEAST and not isinstance(body, dict):
-        return Goal(kind, data.integer(body, here), name)
-    required = ("points", "dinos") if kind is GoalKind.PER_HERD_AT_LEAST else ("points",)
-    optional = ("diet", "size", "alive") if kind is GoalKind.PER_HERD_AT_LEAST else ("diet", "size")
-    fields = data.obj(body, here, required=required, optional=optional)
-    diet = size = None
-    if fields.get("diet") is not None:
-        diet = data.choice(fields["diet"], data.at(here, "diet"), DIET_NAMES, "diet")
-    if fields.get("size") is not None:
-        size = data.choice(fields["size"], data.at(here, "size"), SIZE_NAMES, "size")
-    dinos: int = 1
-    alive: bool | None = True
-    if kind is GoalKind.PER_HERD_AT_LEAST:
-        dinos = data.integer(fields["dinos"], data.at(here, "dinos"), 1)
-        raw_alive = fields.get("alive", True)
-        alive = None if raw_alive is None else data.boolean(raw_alive, data.at(here, "alive"))
-    points = data.integer(fields["points"], data.at(here, "points"))
-    return Goal(kind, points, name, diet, size, dinos, alive)
-
-
-def goals_from_list(value: object, path: str) -> tuple[Goal, ...]:
-    return tuple(goal_from_dict(g, data.at(path, i)) for i, g in enumerate(data.lst(value, path)))
-
-
 # --------------------------------------------------------------------------------------
 # Lands: checked construction (D1, D2)
 # --------------------------------------------------------------------------------------
@@ -374,92 +326,6 @@ def build_land(
             )
         edges.add(edge(a, b))
     return Land(tuple(sections), frozenset(edges), tuple(goals))
-
-
-KIND_NAMES = {str(k): k for k in Kind}
-DINO_NAMES = {str(d): d for d in Dino}
-
-
-def cell_from_value(value: object, path: str) -> Cell:
-    items = data.lst(value, path)
-    if len(items) != 2:
-        raise data.fail(path, f"a cell is [x, y], got {len(items)} numbers")
-    return (data.integer(items[0], data.at(path, 0)), data.integer(items[1], data.at(path, 1)))
-
-
-def section_from_dict(value: object, path: str) -> Section:
-    raw = data.obj(value, path, required=("id", "kind", "cells"), optional=("dino", "count", "egg"))
-    sid = data.name(raw["id"], data.at(path, "id"), "section id")
-    kind = data.choice(raw["kind"], data.at(path, "kind"), KIND_NAMES, "kind")
-    cells = tuple(
-        cell_from_value(c, data.at(data.at(path, "cells"), i))
-        for i, c in enumerate(data.lst(raw["cells"], data.at(path, "cells")))
-    )
-    if kind is not Kind.DINO:
-        for key in ("dino", "count"):
-            if key in raw:
-                raise data.fail(data.at(path, key), f"only dino sections have {key!r}")
-    elif "dino" not in raw:
-        raise data.fail(path, "missing key 'dino' (a dino section names its dino)")
-    if "egg" in raw and kind is not Kind.NEST:
-        raise data.fail(data.at(path, "egg"), "only a nest holds an egg token")
-    dino = (
-        data.choice(raw["dino"], data.at(path, "dino"), DINO_NAMES, "dino")
-        if "dino" in raw
-        else None
-    )
-    count = data.integer(raw.get("count", 1), data.at(path, "count"), 1)
-    egg = data.boolean(raw.get("egg", False), data.at(path, "egg"))
-    return Section(sid, kind, cells, dino, count, egg)
-
-
-def land_from_dict(value: object, path: str = data.ROOT) -> Land:
-    """Read the "Chomp land" JSON of formats.md; errors name the JSON path."""
-    raw = data.obj(value, path, required=("sections",), optional=("mountains", "goals"))
-    spath = data.at(path, "sections")
-    sections = [
-        section_from_dict(s, data.at(spath, i))
-        for i, s in enumerate(data.lst(raw["sections"], spath))
-    ]
-    mpath = data.at(path, "mountains")
-    mountains = []
-    for j, item in enumerate(data.lst(raw.get("mountains", []), mpath)):
-        here = data.at(mpath, j)
-        pair = data.lst(item, here)
-        if len(pair) != 2:
-            raise data.fail(
-                here, f"a mountain is a pair of cells [[x, y], [x, y]], got {len(pair)}"
-            )
-        mountains.append(
-            (cell_from_value(pair[0], data.at(here, 0)), cell_from_value(pair[1], data.at(here, 1)))
-        )
-    goals = goals_from_list(raw.get("goals", []), data.at(path, "goals"))
-    return build_land(
-        sections,
-        mountains,
-        goals,
-        lambda i: data.at(spath, i),
-        lambda j: data.at(mpath, j),
-    )
-
-
-def land_to_dict(land: Land) -> dict[str, Any]:
-    """The land in the formats.md JSON shape (reads back with :func:`land_from_dict`)."""
-    sections = []
-    for s in land.sections:
-        item: dict[str, Any] = {"id": s.id, "kind": str(s.kind)}
-        if s.dino is not None:
-            item["dino"] = str(s.dino)
-            item["count"] = s.count
-        if s.kind is Kind.NEST:
-            item["egg"] = s.egg
-        item["cells"] = [list(c) for c in s.cells]
-        sections.append(item)
-    return {
-        "sections": sections,
-        "mountains": [[list(a), list(b)] for a, b in sorted(land.mountains)],
-        "goals": [g.to_dict() for g in land.goals],
-    }
 
 
 # --------------------------------------------------------------------------------------
@@ -773,138 +639,6 @@ def score(land: Land) -> Score:
 
 
 # --------------------------------------------------------------------------------------
-# Explanations a ten-year-old follows
-# --------------------------------------------------------------------------------------
-
-
-def _ids(ids: Sequence[str], most: int = 4) -> str:
-    if len(ids) <= most:
-        return ", ".join(ids)
-    return f"{', '.join(ids[:most])} and {len(ids) - most} more"
-
-
-def herd_words(herd: Herd) -> str:
-    """``the 3 large herbivores at I1, I2, I3`` (``the medium carnivore at C1``)."""
-    what = herd.dino.words(herd.dinos)
-    if herd.dinos == 1:
-        what = what.removeprefix("1 ")
-    return f"the {what} at {_ids(herd.sections)}"
-
-
-def _join(items: Sequence[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _points(herd: Herd) -> str:
-    size = herd.dino.size.value
-    if herd.dinos == 1:
-        return f"{herd.points} point{'s' if herd.points != 1 else ''}"
-    return f"{herd.dinos} dinos x {size} = {herd.points} points"
-
-
-class _Lookup:
-    """Cell and id indexes of a land, built once however many herds are explained."""
-
-    def __init__(self, land: Land) -> None:
-        self.where = land.cell_index()
-        self.by_id = {s.id: s for s in land.sections}
-
-
-def _behind_mountains(land: Land, herd: Herd, look: _Lookup) -> tuple[list[str], bool]:
-    """What a mountain range hides from a herd: plants beyond it, and whether a herd of
-    the same dinos lies beyond it (so they are not one herd)."""
-    where, by_id = look.where, look.by_id
-    mine = set(herd.sections)
-    plants: list[str] = []
-    same = False
-    for sid in herd.sections:
-        for cell in by_id[sid].cells:
-            for other in neighbours(cell):
-                j = where.get(other)
-                if j is None or edge(cell, other) not in land.mountains:
-                    continue
-                beyond = land.sections[j]
-                if beyond.id in mine:
-                    continue
-                if beyond.kind is Kind.PLANTS and beyond.id not in plants:
-                    plants.append(beyond.id)
-                if beyond.dino is herd.dino:
-                    same = True
-    return plants, same
-
-
-def explain_all(land: Land, result: Score) -> list[str]:
-    """:func:`explain` for every herd, with the land's indexes built once."""
-    look = _Lookup(land) if land.mountains else None
-    return [explain(land, result, i, look) for i in range(len(result.herds))]
-
-
-def explain(land: Land, result: Score, index: int, look: _Lookup | None = None) -> str:
-    """Why one herd lived or died, in short plain sentences."""
-    herd = result.herds[index]
-    herds = result.herds
-    who = herd_words(herd)
-    who = who[0].upper() + who[1:]
-    one = herd.dinos == 1
-    they, be, have = ("it", "is", "has") if one else ("they", "are", "have")
-    them = "it" if one else "them"
-    if herd.why is Why.TAR_PIT:
-        return f"{who} {be} next to a tar pit. {they.capitalize()} got stuck. Extinct!"
-    if herd.why is Why.MEAT:
-        return (
-            f"{who} {be} next to meat, so {they} ate the meat and hunted nobody. "
-            f"Alive: {_points(herd)}."
-        )
-    if herd.why is Why.ATE:
-        prey = _join([herd_words(herds[p]) for p in herd.ate])
-        return f"{who} had no meat, so {they} ate {prey}. Alive: {_points(herd)}."
-    if herd.why is Why.EATEN:
-        eaters = _join([herd_words(herds[p]) for p in herd.eaten_by])
-        extra = ""
-        if Kind.PLANTS in herd.near:
-            extra = f" The plants next to {them} did not help: carnivores eat first."
-        return f"{who} got eaten by {eaters}, who had no meat. Extinct!{extra}"
-    if herd.why is Why.STARVED:
-        notes = []
-        for other in herd.next_to:
-            o = herds[other]
-            if o.dino.diet is Diet.HERBIVORE:
-                if o.dino.size > herd.dino.size:
-                    notes.append(f"{herd_words(o)} {'is' if o.dinos == 1 else 'are'} too big")
-                elif o.why is Why.TAR_PIT:
-                    notes.append(f"{herd_words(o)} got stuck in a tar pit first")
-        extra = f" ({'; '.join(notes)})" if notes else ""
-        return (
-            f"{who} had no meat and no herbivores small enough to eat next to {them}{extra}. "
-            "Extinct!"
-        )
-    spared = []
-    for other in herd.next_to:
-        o = herds[other]
-        if o.dino.diet is Diet.CARNIVORE and o.dino.size >= herd.dino.size:
-            if o.why is Why.TAR_PIT:
-                spared.append(f"{herd_words(o)} next to {them} got stuck in a tar pit first")
-            elif o.why is Why.MEAT:
-                spared.append(f"{herd_words(o)} next to {them} ate meat instead")
-    spare = "".join(f" {s[0].upper()}{s[1:]}." for s in spared)
-    if herd.why is Why.PLANTS:
-        return f"{who} {be} next to plants, so {they} ate.{spare} Alive: {_points(herd)}."
-    plants: list[str] = []
-    same = False
-    if land.mountains:
-        plants, same = _behind_mountains(land, herd, look or _Lookup(land))
-    walls = ""
-    if plants:
-        walls += f" A mountain range keeps {them} away from the plants at {_ids(plants)}."
-    if same:
-        kin = herd.dino.words(2).removeprefix("2 ")
-        walls += f" A mountain range keeps {them} apart from the other {kin}: not one herd."
-    return f"{who} {have} no plants next to {them}.{spare}{walls} Extinct!"
-
-
-# --------------------------------------------------------------------------------------
 # A game: several players' lands, ranked (D5)
 # --------------------------------------------------------------------------------------
 
@@ -974,35 +708,6 @@ def rank(scores: Mapping[str, Score]) -> GameResult:
             place = pos + 1
         standings.append(Standing(player, place, scores[player]))
     return GameResult(tuple(standings))
-
-
-LandReader = Callable[[object, str], Land]
-
-
-def game_from_dict(value: object, read_land: LandReader) -> dict[str, Land]:
-    """Read a game file: each player's land (through ``read_land``) with her goals.
-
-    ``read_land(value, path)`` turns the ``land`` entry into a :class:`Land`; the caller
-    decides what a string means (a file) so this module stays free of I/O.
-    """
-    raw = data.obj(value, data.ROOT, required=("players",))
-    players = data.mapping(raw["players"], "players")
-    if not players:
-        raise data.fail("players", "a game has at least one player")
-    lands = {}
-    for player, entry in players.items():
-        here = data.at("players", data.name(player, data.at("players", player), "player"))
-        fields = data.obj(entry, here, required=("land",), optional=("goals",))
-        land = read_land(fields["land"], data.at(here, "land"))
-        if "goals" in fields:
-            goals = goals_from_list(fields["goals"], data.at(here, "goals"))
-            if land.goals and goals:
-                raise data.fail(
-                    data.at(here, "goals"), "goals are given twice: in the land and here"
-                )
-            land = land.with_goals(goals)
-        lands[player] = land
-    return lands
 
 
 def score_game(lands: Mapping[str, Land]) -> GameResult:

@@ -27,12 +27,9 @@ from companion.games.dino import (
     Section,
     Size,
     build_land,
-    cell_from_value,
     edge,
-    goals_from_list,
     neighbours,
 )
-from companion.games.dino_text import scan_grid
 
 CARD_QUARTERS = ((0, 0), (1, 0), (0, 1), (1, 1))  # top-left, top-right, bottom-left, bottom-right
 ROTATIONS = (0, 90, 180, 270)  # degrees clockwise
@@ -70,58 +67,6 @@ class Catalog:
     note: str | None = None
 
 
-def card_from_dict(value: object, path: str, card_id: str) -> Card:
-    """Read one card: ``{"land": [two grid lines, with optional edge lines], "egg_icon"}``."""
-    raw = data.obj(value, path, required=("land",), optional=("egg_icon",))
-    lpath = data.at(path, "land")
-    lines = []
-    for i, line in enumerate(data.lst(raw["land"], lpath)):
-        if not isinstance(line, str):
-            raise data.fail(data.at(lpath, i), "expected a line of the grid as a string")
-        lines.append(line)
-
-    def place(line: int, col: int) -> str:
-        return f"{data.at(lpath, line - 1)} column {col}"
-
-    grid = scan_grid("\n".join(lines), place)
-    if grid.rows != 2 or sorted(grid.tokens) != sorted(CARD_QUARTERS):
-        raise data.fail(lpath, "a card's land side is 2 rows of 2 quarters")
-    for token in grid.tokens.values():
-        where = place(token.line, token.col)
-        if token.content is None:
-            raise InputError(where, "a card has no empty quarter")
-        if token.content.kind is Kind.NEST and token.content.egg:
-            raise InputError(
-                where, "egg tokens are not printed on cards: write a nest as N (eggs go in the log)"
-            )
-    land = grid.to_land(place)
-    for section, (line, col) in zip(land.sections, grid.section_places, strict=True):
-        if section.dino is not None and section.dino.size is not Size.LARGE:
-            if len(section.cells) != 1:
-                raise InputError(
-                    place(line, col),
-                    "a small or medium dino section is one quarter "
-                    "(write several dinos as a count, e.g. sh2)",
-                )
-    icon = any(s.kind is Kind.EGG for s in land.sections)
-    if "egg_icon" in raw:
-        icon = data.boolean(raw["egg_icon"], data.at(path, "egg_icon")) or icon
-    return Card(card_id, land.sections, land.mountains, icon)
-
-
-def catalog_from_dict(value: object, path: str = data.ROOT) -> Catalog:
-    raw = data.obj(value, path, required=("cards",), optional=("note",))
-    note = data.name(raw["note"], data.at(path, "note"), "note") if "note" in raw else None
-    cpath = data.at(path, "cards")
-    cards = {}
-    for card_id, body in data.mapping(raw["cards"], cpath).items():
-        here = data.at(cpath, data.name(card_id, data.at(cpath, card_id), "card id"))
-        cards[card_id] = card_from_dict(body, here, card_id)
-    if not cards:
-        raise data.fail(cpath, "a catalog has at least one card")
-    return Catalog(cards, note)
-
-
 # --------------------------------------------------------------------------------------
 # Placements (D6)
 # --------------------------------------------------------------------------------------
@@ -146,26 +91,6 @@ class Placement:
         if self.egg_on is not None:
             out["egg_on"] = list(self.egg_on)
         return out
-
-
-def placement_from_dict(value: object, path: str) -> Placement:
-    raw = data.obj(value, path, required=("card", "x", "y"), optional=("rotation", "egg_on"))
-    rotation = data.integer(raw.get("rotation", 0), data.at(path, "rotation"))
-    if rotation not in ROTATIONS:
-        raise data.fail(
-            data.at(path, "rotation"),
-            f"rotation is 0, 90, 180 or 270 (degrees clockwise), got {rotation}",
-        )
-    egg_on = None
-    if raw.get("egg_on") is not None:
-        egg_on = cell_from_value(raw["egg_on"], data.at(path, "egg_on"))
-    return Placement(
-        data.name(raw["card"], data.at(path, "card"), "card id"),
-        data.integer(raw["x"], data.at(path, "x")),
-        data.integer(raw["y"], data.at(path, "y")),
-        rotation,
-        egg_on,
-    )
 
 
 def turn(point: Cell, rotation: int) -> Cell:
@@ -347,23 +272,3 @@ def replay(
     )
     land = build_land(sections, mountains, goals)
     return Replay(land, tuple(placements), tuple(events))
-
-
-CatalogReader = Callable[[object, str], Catalog]
-
-
-def log_from_dict(value: object, read_catalog: CatalogReader, path: str = data.ROOT) -> Replay:
-    """Read a placement log and replay it.
-
-    ``read_catalog(value, path)`` turns the ``catalog`` entry (a file name, or the catalog
-    itself) into a :class:`Catalog`.
-    """
-    raw = data.obj(value, path, required=("catalog", "placements"), optional=("goals",))
-    catalog = read_catalog(raw["catalog"], data.at(path, "catalog"))
-    ppath = data.at(path, "placements")
-    items = data.lst(raw["placements"], ppath)
-    if not items:
-        raise data.fail(ppath, "a land has at least one card")
-    placements = [placement_from_dict(p, data.at(ppath, i)) for i, p in enumerate(items)]
-    goals = goals_from_list(raw.get("goals", []), data.at(path, "goals"))
-    return replay(catalog, placements, goals, lambda i: data.at(ppath, i))

@@ -38,3 +38,14 @@ def require_cv2() -> ModuleType:
     if aruco is None or not hasattr(aruco, "ArucoDetector"):
         raise ScanUnavailable()
     return cv2
+
+
+def require_scan() -> ModuleType:
+    """OpenCV with ArUco and Pillow (what reading, rendering and the sheet need), or
+    ScanUnavailable: one line saying how to get them."""
+    cv2 = require_cv2()
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        raise ScanUnavailable() from None
+    return cv2

@@ -24,15 +24,8 @@ import numpy.typing as npt
 
 from companion.errors import InputError
 from companion.games.dino import Cell, Kind, Land, Size
-from companion.games.dino_catalog import (
-    CARD_QUARTERS,
-    ROTATIONS,
-    Card,
-    Catalog,
-    Placement,
-    catalog_from_dict,
-    replay,
-)
+from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Card, Catalog, Placement, replay
+from companion.games.dino_formats import catalog_from_dict
 from companion.scan.land import quarter_name
 from companion.scan.markers import MarkerBook, marker_image
 
