@@ -125,6 +125,32 @@ def is_neighbour(a: Cell, b: Cell) -> bool:
     return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
 
 
+def pieces(cells: Iterable[Cell]) -> list[list[Cell]]:
+    """The connected pieces of a set of cells (orthogonal neighbours), each in reading
+    order, the pieces in the reading order of their first cell.  The one flood fill:
+    a section's cells (D1), what is left of a covered section (D6), a scanned land."""
+    left = set(cells)
+    found = []
+    for start in sorted(left, key=lambda c: (c[1], c[0])):
+        if start not in left:
+            continue
+        piece, todo = [], [start]
+        left.discard(start)
+        while todo:
+            cell = todo.pop()
+            piece.append(cell)
+            for n in neighbours(cell):
+                if n in left:
+                    left.discard(n)
+                    todo.append(n)
+        found.append(sorted(piece, key=lambda c: (c[1], c[0])))
+    return found
+
+
+def _is_one_piece(cells: Sequence[Cell]) -> bool:
+    return len(pieces(cells)) == 1
+
+
 # --------------------------------------------------------------------------------------
 # Goals (docs/dino-goals.md)
 # --------------------------------------------------------------------------------------
@@ -235,17 +261,6 @@ class Land:
         return Land(self.sections, self.mountains, tuple(goals))
 
 
-def _connected(cells: Sequence[Cell]) -> bool:
-    todo, seen = [cells[0]], {cells[0]}
-    members = set(cells)
-    while todo:
-        for n in neighbours(todo.pop()):
-            if n in members and n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return len(seen) == len(members)
-
-
 def _article(dino: Dino) -> str:
     return "a " + dino.value.replace("_", " ")
 
@@ -271,7 +286,7 @@ def check_section(section: Section) -> str | None:
             return f"only dino sections hold dinos, this is {section.kind}"
         if section.egg and section.kind is not Kind.NEST:
             return "only a nest holds an egg token"
-    if not _connected(section.cells):
+    if not _is_one_piece(section.cells):
         return "the cells of a section are connected side by side"
     return None
 

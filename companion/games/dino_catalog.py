@@ -29,6 +29,7 @@ from companion.games.dino import (
     build_land,
     edge,
     neighbours,
+    pieces,
 )
 
 CARD_QUARTERS = ((0, 0), (1, 0), (0, 1), (1, 1))  # top-left, top-right, bottom-left, bottom-right
@@ -138,27 +139,6 @@ def _section_id(card: str, local: str) -> str:
     return f"{card}:{local}"
 
 
-def _pieces(cells: set[Cell]) -> list[list[Cell]]:
-    """The connected pieces of what is left of a partly covered section, reading order."""
-    left = sorted(cells, key=lambda c: (c[1], c[0]))
-    pieces = []
-    seen: set[Cell] = set()
-    for start in left:
-        if start in seen:
-            continue
-        piece, todo = [], [start]
-        seen.add(start)
-        while todo:
-            cell = todo.pop()
-            piece.append(cell)
-            for n in neighbours(cell):
-                if n in cells and n not in seen:
-                    seen.add(n)
-                    todo.append(n)
-        pieces.append(sorted(piece, key=lambda c: (c[1], c[0])))
-    return pieces
-
-
 def replay(
     catalog: Catalog,
     placements: Sequence[Placement],
@@ -254,7 +234,7 @@ def replay(
         if not left:
             continue
         base = cards[ref[0]].sections[ref[1]]
-        for n, piece in enumerate(_pieces(left)):
+        for n, piece in enumerate(pieces(left)):
             name = sid(ref) if n == 0 else f"{sid(ref)}~{n + 1}"
             sections.append(
                 Section(

@@ -24,12 +24,12 @@ Cells are named as in the text grid (``C2``: third column, second row) or as ``x
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from companion.errors import InputError
-from companion.games.dino import Cell, Kind, Land, Section, build_land, edge, neighbours
+from companion.games.dino import Cell, Kind, Land, Section, build_land, edge, pieces
 from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Catalog, turn
 from companion.games.dino_text import Content, cell_name, read_token
 
@@ -280,26 +280,6 @@ class Built:
         return self.land is not None and not self.unread and (self.eggs_answered or not self.nests)
 
 
-def _pieces(cells: Iterable[Cell]) -> list[list[Cell]]:
-    """Connected pieces, reading order (as the replay splits a partly covered section)."""
-    left = set(cells)
-    pieces = []
-    for start in sorted(left, key=lambda c: (c[1], c[0])):
-        if start not in left:
-            continue
-        piece, todo = [], [start]
-        left.discard(start)
-        while todo:
-            cell = todo.pop()
-            piece.append(cell)
-            for n in neighbours(cell):
-                if n in left:
-                    left.discard(n)
-                    todo.append(n)
-        pieces.append(sorted(piece, key=lambda c: (c[1], c[0])))
-    return pieces
-
-
 def build(
     catalog: Catalog,
     cells: Mapping[Cell, tuple[str, int]],
@@ -389,7 +369,7 @@ def build(
         mine = by_card[card_id]
         for section in catalog.cards[card_id].sections:
             spots = {place.at(c) for c in section.cells}
-            for n, piece in enumerate(_pieces(spots & mine)):
+            for n, piece in enumerate(pieces(spots & mine)):
                 sid = f"{card_id}:{section.id}" if n == 0 else f"{card_id}:{section.id}~{n + 1}"
                 egg = section.kind is Kind.NEST and bool(egg_cells & set(piece))
                 sections.append(
