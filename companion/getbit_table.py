@@ -44,15 +44,8 @@ from companion.config import (
 )
 from companion.errors import ConfigError, HardwareError, InputError
 from companion.files import read_json
-from companion.games.getbit import (
-    GetBit,
-    PlayError,
-    Replay,
-    RoundResult,
-    Setup,
-    replay,
-    replay_from_dict,
-)
+from companion.games.getbit import GetBit, PlayError, Replay, RoundResult, Setup, replay
+from companion.games.getbit_formats import replay_from_dict
 from companion.tags.readers import TagReader, typed_line
 from companion.tags.reveal import GetBitTagReveal, RevealRunner
 from companion.tags.tagfile import GETBIT_HIGHEST, TagFile, getbit_card

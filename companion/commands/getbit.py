@@ -113,7 +113,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run_replay(args: argparse.Namespace) -> int:
     from companion.files import dump_json, read_json, source_name
-    from companion.games.getbit import GetBit, replay_from_dict
+    from companion.games.getbit import GetBit
+    from companion.games.getbit_formats import replay_from_dict
     from companion.getbit_table import cards_text, limbs_text, next_lines, table_lines
 
     try:
