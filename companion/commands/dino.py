@@ -359,8 +359,9 @@ def read_patch(values: list[str] | None) -> Patch:
 
 def run_scan(args: argparse.Namespace) -> int:
     require_scan()
+    from companion.scan.grid import ReadOptions
     from companion.scan.land import build
-    from companion.scan.reader import ReadOptions, read_photo
+    from companion.scan.reader import read_photo
     from companion.scan.report import scan_dict, scan_lines
 
     catalog = read_catalog(args.catalog)

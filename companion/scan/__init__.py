@@ -5,6 +5,8 @@ quarter it is (:mod:`companion.scan.markers`, which also prints the sticker shee
 :mod:`companion.scan.reader` finds the markers in a photo, fits the quarter grid under
 perspective, turns them into cards placed with a rotation and builds the land through
 the catalog; a cell it cannot read is listed, never guessed.
+:mod:`companion.scan.land` builds the land from what was read (and ``--patch``), and
+:mod:`companion.scan.report` says what was read, as JSON and as lines.
 :mod:`companion.scan.synth` renders synthetic photos with their ground truth for the
 tests and :mod:`companion.scan.bench`.
 

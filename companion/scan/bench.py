@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.games.dino import Cell, Land
-from companion.scan.reader import Reading, ReadOptions, read_photo
+from companion.scan.grid import ReadOptions
+from companion.scan.reader import Reading, read_photo
 from companion.scan.synth import CellTruth, Photo, random_photo
 
 
