@@ -548,16 +548,11 @@ def _kinds(bits: int, cache: dict[int, frozenset[Kind]]) -> frozenset[Kind]:
     return cache[bits]
 
 
-def score(land: Land) -> Score:
-    """Feed the herds in D4's order and add up the points of D5 and the goals.
-
-    Linear in the cells: one pass over them joins same-type dinos into herds and lists
-    the other contacts; what each herd touches is then a bit set of kinds plus a set of
-    neighbouring herds.
-    """
-    sections = land.sections
-    groups, herd_of, contacts = _herds(land)
-    bit = [_KIND_BIT[s.kind] for s in sections]
+def _contacts(
+    land: Land, groups: list[list[int]], herd_of: list[int], contacts: list[tuple[int, int]]
+) -> tuple[list[int], list[set[int]]]:
+    """What each herd touches: a bit set of feature kinds, and the neighbouring herds."""
+    bit = [_KIND_BIT[s.kind] for s in land.sections]
     touches = [0] * len(groups)
     next_to: list[set[int]] = [set() for _ in groups]
     for i, j in contacts:
@@ -570,21 +565,27 @@ def score(land: Land) -> Score:
                 next_to[hj].add(hi)
         else:
             touches[hj] |= bit[i]
+    return touches, next_to
 
-    dinos_of: list[Dino] = []
-    for members in groups:
-        d = sections[members[0]].dino
-        assert d is not None
-        dinos_of.append(d)
+
+class _Fed(NamedTuple):
+    why: list[Why]
+    ate: list[list[int]]
+    eaten_by: list[list[int]]
+
+
+def _feed(dinos_of: list[Dino], touches: list[int], next_to: list[set[int]]) -> _Fed:
+    """D4's three steps over the herds: tar pits, then carnivores, then herbivores."""
+    herds = range(len(dinos_of))
     carnivore = [_CARNIVORE[d] for d in dinos_of]
     size = [_SIZE_VALUE[d] for d in dinos_of]
     why: list[Why | None] = [Why.TAR_PIT if t & _TAR else None for t in touches]  # step 1
     # Step 2: carnivores. Meat first; otherwise eat every adjacent herbivore herd that the
     # tar pits left, of the same size or smaller. Several may eat the same herd, so the
     # order carnivores are taken in does not matter.
-    ate: list[list[int]] = [[] for _ in groups]
-    eaten_by: list[list[int]] = [[] for _ in groups]
-    for h in range(len(groups)):
+    ate: list[list[int]] = [[] for _ in herds]
+    eaten_by: list[list[int]] = [[] for _ in herds]
+    for h in herds:
         if why[h] is not None or not carnivore[h]:
             continue
         if touches[h] & _MEAT:
@@ -595,22 +596,40 @@ def score(land: Land) -> Score:
                 ate[h].append(prey)
                 eaten_by[prey].append(h)
         why[h] = Why.ATE if ate[h] else Why.STARVED
-    for h in range(len(groups)):
+    for h in herds:
         if eaten_by[h]:
             why[h] = Why.EATEN
     # Step 3: the herbivores left eat plants or die.
-    for h in range(len(groups)):
-        if why[h] is None:
-            why[h] = Why.PLANTS if touches[h] & _PLANTS else Why.NO_PLANTS
+    settled = [
+        w if w is not None else Why.PLANTS if touches[h] & _PLANTS else Why.NO_PLANTS
+        for h, w in enumerate(why)
+    ]
+    return _Fed(settled, ate, eaten_by)
 
+
+def score(land: Land) -> Score:
+    """Feed the herds in D4's order and add up the points of D5 and the goals.
+
+    Linear in the cells: one pass over them joins same-type dinos into herds and lists
+    the other contacts; what each herd touches is then a bit set of kinds plus a set of
+    neighbouring herds.
+    """
+    sections = land.sections
+    groups, herd_of, contacts = _herds(land)
+    touches, next_to = _contacts(land, groups, herd_of, contacts)
+    dinos_of: list[Dino] = []
+    for members in groups:
+        d = sections[members[0]].dino
+        assert d is not None
+        dinos_of.append(d)
+    fed = _feed(dinos_of, touches, next_to)
     cache: dict[int, frozenset[Kind]] = {}
     features = ~_KIND_BIT[Kind.DINO]
     alive_why = ALIVE
     herds = []
     biggest = 0
     for h, members in enumerate(groups):
-        reason = why[h]
-        assert reason is not None
+        reason = fed.why[h]
         if len(members) == 1:  # most herds: a plain path, no generators
             only = sections[members[0]]
             names: tuple[str, ...] = (only.id,)
@@ -629,14 +648,19 @@ def score(land: Land) -> Score:
                 count,
                 alive,
                 reason,
-                count * size[h] if alive else 0,
-                tuple(ate[h]),
-                tuple(eaten_by[h]),
+                count * _SIZE_VALUE[dinos_of[h]] if alive else 0,
+                tuple(fed.ate[h]),
+                tuple(fed.eaten_by[h]),
                 _kinds(touches[h] & features, cache),
                 tuple(sorted(near)) if near else (),
             )
         )
-    eggs = sum([1 for s in sections if s.egg and s.kind is Kind.NEST])
+    return _total(land, herds, biggest)
+
+
+def _total(land: Land, herds: list[Herd], biggest: int) -> Score:
+    """D5: dinos, eggs on visible nests and goals, added up."""
+    eggs = sum([1 for s in land.sections if s.egg and s.kind is Kind.NEST])
     dino_points = sum([h.points for h in herds])
     goal_scores = tuple(_goal_score(g, herds, eggs) for g in land.goals)
     goal_points = sum(g.points for g in goal_scores)
