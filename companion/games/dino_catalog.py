@@ -13,7 +13,7 @@ Pure: catalogs and logs arrive as parsed JSON; reading files is the caller's job
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from companion import data
@@ -139,6 +139,115 @@ def _section_id(card: str, local: str) -> str:
     return f"{card}:{local}"
 
 
+@dataclass(slots=True)
+class _Laid:
+    """The cards laid so far (D6): what shows on each cell, the mountains, the eggs."""
+
+    cards: list[Card] = field(default_factory=list)
+    visible: dict[Cell, Ref] = field(default_factory=dict)
+    cells_of: dict[Ref, set[Cell]] = field(default_factory=dict)
+    walls: list[frozenset[Edge]] = field(default_factory=list)
+    eggs: dict[Ref, Cell] = field(default_factory=dict)  # nest -> the cell its egg lies on
+    events: list[EggEvent] = field(default_factory=list)
+    placed: dict[str, int] = field(default_factory=dict)
+
+    def sid(self, ref: Ref) -> str:
+        card = self.cards[ref[0]]
+        return _section_id(card.id, card.sections[ref[1]].id)
+
+    def check(self, pl: Placement, here: str, where: Callable[[int], str]) -> None:
+        """Refuse a card already down, one off the land, one over half a large dino."""
+        said = f"card {pl.card!r} at ({pl.x}, {pl.y})"
+        if pl.card in self.placed:
+            raise InputError(
+                data.at(here, "card"),
+                f"card {pl.card!r} is already in the land ({where(self.placed[pl.card])})",
+            )
+        covered = [(pl.x + dx, pl.y + dy) for dx, dy in CARD_QUARTERS]
+        visible = self.visible
+        if visible and not any(
+            c in visible or any(n in visible for n in neighbours(c)) for c in covered
+        ):
+            raise InputError(
+                here,
+                f"{said} neither overlaps nor touches the land (D6: a card goes on or "
+                "next to the land; diagonal does not count)",
+            )
+        for c in covered:
+            ref = visible.get(c)
+            if ref is None:
+                continue
+            under = self.cards[ref[0]].sections[ref[1]]
+            if under.dino is not None and under.dino.size is Size.LARGE:
+                if not self.cells_of[ref] <= set(covered):
+                    raise InputError(
+                        here,
+                        f"{said} would cover half of the {under.dino.value.replace('_', ' ')} "
+                        f"of card {self.cards[ref[0]].id!r} (D6: a large dino is covered whole "
+                        "or not at all)",
+                    )
+
+    def lay(self, pl: Placement, card: Card, i: int) -> None:
+        """Put the card on top: what it covers is hidden, a covered nest loses its egg."""
+        for c in [(pl.x + dx, pl.y + dy) for dx, dy in CARD_QUARTERS]:
+            ref = self.visible.pop(c, None)
+            if ref is None:
+                continue
+            self.cells_of[ref].discard(c)
+            if ref in self.eggs:
+                del self.eggs[ref]
+                self.events.append(EggEvent(i, self.sid(ref), c, False))
+        self.cards.append(card)
+        self.placed[pl.card] = i
+        for k, section in enumerate(card.sections):
+            spots = {pl.at(c) for c in section.cells}
+            self.cells_of[(i, k)] = spots
+            for c in spots:
+                self.visible[c] = (i, k)
+        self.walls.append(frozenset(edge(pl.at(a), pl.at(b)) for a, b in card.mountains))
+
+    def egg(self, pl: Placement, card: Card, i: int, here: str) -> None:
+        """The egg token a card with an egg icon puts on a visible empty nest."""
+        if pl.egg_on is None:
+            return
+        epath = data.at(here, "egg_on")
+        if not card.egg_icon:
+            raise InputError(
+                epath, f"card {pl.card!r} shows no egg icon, so no egg token goes down"
+            )
+        ref = self.visible.get(pl.egg_on)
+        ex, ey = pl.egg_on
+        if ref is None or self.cards[ref[0]].sections[ref[1]].kind is not Kind.NEST:
+            raise InputError(epath, f"[{ex}, {ey}] is not a visible nest")
+        if ref in self.eggs:
+            raise InputError(epath, f"the nest at [{ex}, {ey}] already holds an egg token")
+        self.eggs[ref] = pl.egg_on
+        self.events.append(EggEvent(i, self.sid(ref), pl.egg_on, True))
+
+    def land(self, goals: Sequence[Goal]) -> Land:
+        """The visible land: each section's pieces that still show, the mountains on top."""
+        sections = []
+        for ref in sorted(self.cells_of):
+            left = self.cells_of[ref]
+            if not left:
+                continue
+            base = self.cards[ref[0]].sections[ref[1]]
+            for n, piece in enumerate(pieces(left)):
+                name = self.sid(ref) if n == 0 else f"{self.sid(ref)}~{n + 1}"
+                egg = self.eggs.get(ref) in piece
+                sections.append(Section(name, base.kind, tuple(piece), base.dino, base.count, egg))
+        top = {cell: ref[0] for cell, ref in self.visible.items()}
+        mountains = sorted(
+            {
+                e
+                for p, edges in enumerate(self.walls)
+                for e in edges
+                if top.get(e[0]) == p or top.get(e[1]) == p
+            }
+        )
+        return build_land(sections, mountains, goals)
+
+
 def replay(
     catalog: Catalog,
     placements: Sequence[Placement],
@@ -152,103 +261,13 @@ def replay(
     even in part, loses its egg token.  An edge shows a mountain when a card that is on
     top on either side of it shows one there.
     """
-    cards: list[Card] = []
-    visible: dict[Cell, Ref] = {}
-    cells_of: dict[Ref, set[Cell]] = {}
-    walls: list[frozenset[Edge]] = []
-    eggs: dict[Ref, Cell] = {}  # nest -> the cell its egg token lies on
-    events: list[EggEvent] = []
-    placed: dict[str, int] = {}
-
-    def sid(ref: Ref) -> str:
-        card = cards[ref[0]]
-        return _section_id(card.id, card.sections[ref[1]].id)
-
+    laid = _Laid()
     for i, pl in enumerate(placements):
         here = where(i)
         card = catalog.cards.get(pl.card)
         if card is None:
             raise InputError(data.at(here, "card"), f"unknown card {pl.card!r}: not in the catalog")
-        said = f"card {pl.card!r} at ({pl.x}, {pl.y})"
-        if pl.card in placed:
-            raise InputError(
-                data.at(here, "card"),
-                f"card {pl.card!r} is already in the land ({where(placed[pl.card])})",
-            )
-        covered = [(pl.x + dx, pl.y + dy) for dx, dy in CARD_QUARTERS]
-        if visible and not any(
-            c in visible or any(n in visible for n in neighbours(c)) for c in covered
-        ):
-            raise InputError(
-                here,
-                f"{said} neither overlaps nor touches the land (D6: a card goes on or "
-                "next to the land; diagonal does not count)",
-            )
-        for c in covered:
-            ref = visible.get(c)
-            if ref is None:
-                continue
-            under = cards[ref[0]].sections[ref[1]]
-            if under.dino is not None and under.dino.size is Size.LARGE:
-                if not cells_of[ref] <= set(covered):
-                    raise InputError(
-                        here,
-                        f"{said} would cover half of the {under.dino.value.replace('_', ' ')} "
-                        f"of card {cards[ref[0]].id!r} (D6: a large dino is covered whole "
-                        "or not at all)",
-                    )
-        for c in covered:
-            ref = visible.pop(c, None)
-            if ref is None:
-                continue
-            cells_of[ref].discard(c)
-            if ref in eggs:
-                del eggs[ref]
-                events.append(EggEvent(i, sid(ref), c, False))
-        cards.append(card)
-        placed[pl.card] = i
-        for k, section in enumerate(card.sections):
-            spots = {pl.at(c) for c in section.cells}
-            cells_of[(i, k)] = spots
-            for c in spots:
-                visible[c] = (i, k)
-        walls.append(frozenset(edge(pl.at(a), pl.at(b)) for a, b in card.mountains))
-        if pl.egg_on is not None:
-            epath = data.at(here, "egg_on")
-            if not card.egg_icon:
-                raise InputError(
-                    epath, f"card {pl.card!r} shows no egg icon, so no egg token goes down"
-                )
-            ref = visible.get(pl.egg_on)
-            ex, ey = pl.egg_on
-            if ref is None or cards[ref[0]].sections[ref[1]].kind is not Kind.NEST:
-                raise InputError(epath, f"[{ex}, {ey}] is not a visible nest")
-            if ref in eggs:
-                raise InputError(epath, f"the nest at [{ex}, {ey}] already holds an egg token")
-            eggs[ref] = pl.egg_on
-            events.append(EggEvent(i, sid(ref), pl.egg_on, True))
-
-    sections = []
-    for ref in sorted(cells_of):
-        left = cells_of[ref]
-        if not left:
-            continue
-        base = cards[ref[0]].sections[ref[1]]
-        for n, piece in enumerate(pieces(left)):
-            name = sid(ref) if n == 0 else f"{sid(ref)}~{n + 1}"
-            sections.append(
-                Section(
-                    name, base.kind, tuple(piece), base.dino, base.count, eggs.get(ref) in piece
-                )
-            )
-    top = {cell: ref[0] for cell, ref in visible.items()}
-    mountains = sorted(
-        {
-            e
-            for p, edges in enumerate(walls)
-            for e in edges
-            if top.get(e[0]) == p or top.get(e[1]) == p
-        }
-    )
-    land = build_land(sections, mountains, goals)
-    return Replay(land, tuple(placements), tuple(events))
+        laid.check(pl, here, where)
+        laid.lay(pl, card, i)
+        laid.egg(pl, card, i, here)
+    return Replay(laid.land(goals), tuple(placements), tuple(laid.events))
