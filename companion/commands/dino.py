@@ -425,8 +425,8 @@ def bench_score(cells: int = 10_000, repeat: int = 21, seed: int = 1) -> dict[st
     import statistics
     import time
 
-    from companion.games.dino import random_land
     from companion.games.dino_formats import land_to_dict
+    from companion.games.dino_random import random_land
 
     side = max(1, math.isqrt(max(1, cells)))
     land = random_land(random.Random(seed), side, max(1, cells // side))

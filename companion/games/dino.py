@@ -4,7 +4,10 @@ Pure rules, settled by the house rulings D1-D6 (``shared/spec/rulings.md``).  A 
 grid of quarter-card cells; each visible printed area is a :class:`Section` over one or
 more cells, and mountain ranges lie on edges between cells.  Nothing here reads a file or
 a clock: the text grid lives in :mod:`companion.games.dino_text`, cards and placement logs
-in :mod:`companion.games.dino_catalog`.
+in :mod:`companion.games.dino_catalog`, the JSON readers in
+:mod:`companion.games.dino_formats`, the wording (why a herd lived or died, the score
+report) in :mod:`companion.games.dino_report`, random lands in
+:mod:`companion.games.dino_random`.
 
 * :func:`build_land` checks a land (D1, D2) and names the bad place through callbacks, so
   JSON input gets a JSON path and the text grid gets a line and a column.
@@ -15,7 +18,6 @@ in :mod:`companion.games.dino_catalog`.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
@@ -751,63 +753,3 @@ def rank(scores: Mapping[str, Score]) -> GameResult:
 
 def score_game(lands: Mapping[str, Land]) -> GameResult:
     return rank({p: score(land) for p, land in lands.items()})
-
-
-# --------------------------------------------------------------------------------------
-# Random lands, for property tests and the benchmark
-# --------------------------------------------------------------------------------------
-
-_FEATURES = (Kind.PLANTS, Kind.TAR_PIT, Kind.MEAT, Kind.NEST, Kind.LAND, Kind.EGG)
-
-
-def random_land(
-    rng: random.Random,
-    width: int,
-    height: int,
-    empty: float = 0.0,
-    mountains: float = 0.1,
-    dinos: float = 0.55,
-) -> Land:
-    """A valid land filling a ``width`` x ``height`` grid (some places left empty).
-
-    Sections are one cell, large dinos two, and some features two side by side; about
-    ``mountains`` of the edges between different sections carry a mountain.
-    """
-    taken: set[Cell] = set()
-    sections: list[Section] = []
-    for y in range(height):
-        for x in range(width):
-            if (x, y) in taken:
-                continue
-            if rng.random() < empty:
-                taken.add((x, y))
-                continue
-            cells: list[Cell] = [(x, y)]
-            partner = rng.choice([(x + 1, y), (x, y + 1)])
-            partner_ok = partner not in taken and partner[0] < width and partner[1] < height
-            sid = f"s{len(sections)}"
-            if rng.random() < dinos:
-                dino = rng.choice(list(Dino))
-                if dino.size is Size.LARGE:
-                    if not partner_ok:
-                        dino = rng.choice([d for d in Dino if d.size is not Size.LARGE])
-                    else:
-                        cells.append(partner)
-                count = rng.choice((1, 1, 1, 2, 3)) if dino.size is Size.SMALL else 1
-                section = Section(sid, Kind.DINO, tuple(cells), dino, count)
-            else:
-                kind = rng.choice(_FEATURES)
-                if partner_ok and rng.random() < 0.3:
-                    cells.append(partner)
-                egg = kind is Kind.NEST and rng.random() < 0.5
-                section = Section(sid, kind, tuple(cells), egg=egg)
-            taken.update(cells)
-            sections.append(section)
-    owner = {c: i for i, s in enumerate(sections) for c in s.cells}
-    walls = []
-    for (x, y), i in owner.items():
-        for other in ((x + 1, y), (x, y + 1)):
-            j = owner.get(other)
-            if j is not None and j != i and rng.random() < mountains:
-                walls.append(((x, y), other))
-    return build_land(sections, walls)

@@ -180,30 +180,28 @@ def large_dino_cells(catalog: Catalog, place: CardPlace, cell: Cell) -> set[Cell
     return set()
 
 
-def assemble(
-    catalog: Catalog,
-    markers: Sequence[Marker],
-    fit: GridFit,
-    size: tuple[int, int],
-    extra: dict[Cell, Unread],
-) -> CardState:
-    """Cards from the placed markers, read cells, and the cells left unread (and why).
+class _Asked:
+    """What assembling sets aside: markers not used (and why), cells left unread."""
 
-    ``extra`` are unread cells found otherwise (a sticker no marker could be read from).
-    """
-    ignored: dict[int, str] = {}
-    unread: dict[Cell, Unread] = {}
+    def __init__(self) -> None:
+        self.ignored: dict[int, str] = {}
+        self.unread: dict[Cell, Unread] = {}
 
-    def leave(cell: Cell, trouble: Trouble, candidates: Sequence[tuple[str, int]]) -> None:
-        if cell not in unread:
-            unread[cell] = Unread(cell, trouble, tuple(dict.fromkeys(candidates)))
+    def leave(self, cell: Cell, trouble: Trouble, candidates: Sequence[tuple[str, int]]) -> None:
+        if cell not in self.unread:
+            self.unread[cell] = Unread(cell, trouble, tuple(dict.fromkeys(candidates)))
 
+
+def _good_markers(
+    markers: Sequence[Marker], fit: GridFit, asked: _Asked
+) -> dict[int, tuple[Cell, int]]:
+    """The markers on the grid that no other marker contradicts (seen twice, same cell)."""
     ids: dict[int, list[int]] = {}
     for index in fit.where:
         ids.setdefault(markers[index].marker_id, []).append(index)
     for index in range(len(markers)):
-        if index not in fit.where and index not in ignored:
-            ignored[index] = "not on the land's grid"
+        if index not in fit.where and index not in asked.ignored:
+            asked.ignored[index] = "not on the land's grid"
     by_cell: dict[Cell, list[int]] = {}
     for index, (cell, _) in fit.where.items():
         by_cell.setdefault(cell, []).append(index)
@@ -211,18 +209,24 @@ def assemble(
     for index, (cell, rotation) in fit.where.items():
         m = markers[index]
         if len(ids[m.marker_id]) > 1:
-            ignored[index] = "the same marker is seen twice"
-            leave(cell, Trouble.DUPLICATE, [(m.card, m.quarter)])
+            asked.ignored[index] = "the same marker is seen twice"
+            asked.leave(cell, Trouble.DUPLICATE, [(m.card, m.quarter)])
         elif len(by_cell[cell]) > 1:
-            ignored[index] = "another marker claims the same cell"
-            leave(
+            asked.ignored[index] = "another marker claims the same cell"
+            asked.leave(
                 cell,
                 Trouble.TWO_MARKERS,
                 [(markers[i].card, markers[i].quarter) for i in by_cell[cell]],
             )
         else:
             good[index] = (cell, rotation)
-    # Cards: every marker of a card must put it in the same place.
+    return good
+
+
+def _place_cards(
+    markers: Sequence[Marker], good: dict[int, tuple[Cell, int]], asked: _Asked
+) -> tuple[dict[str, CardPlace], dict[Cell, tuple[str, int]]]:
+    """Cards where all their markers agree they lie, and the cells those markers read."""
     claims: dict[str, dict[int, CardPlace]] = {}
     for index, (cell, rotation) in good.items():
         m = markers[index]
@@ -236,13 +240,51 @@ def assemble(
         places = set(by_marker.values())
         if len(places) > 1:
             for index in by_marker:
-                ignored[index] = f"card {card}'s markers disagree on where it lies"
+                asked.ignored[index] = f"card {card}'s markers disagree on where it lies"
                 m = markers[index]
-                leave(good[index][0], Trouble.CARD_DISAGREES, [(m.card, m.quarter)])
+                asked.leave(good[index][0], Trouble.CARD_DISAGREES, [(m.card, m.quarter)])
             continue
         cards[card] = places.pop()
         for index in by_marker:
             cells[good[index][0]] = (card, markers[index].quarter)
+    return cards, cells
+
+
+def _half_large(
+    catalog: Catalog,
+    cards: dict[str, CardPlace],
+    cells: dict[Cell, tuple[str, int]],
+    asked: _Asked,
+) -> None:
+    """D6: a large dino is covered whole or not at all, so half of one showing beside
+    another card is a misread (or a land laid against the rules): ask."""
+    for card, place in cards.items():
+        for section in catalog.cards[card].sections:
+            if section.dino is None or section.dino.size is not Size.LARGE:
+                continue
+            spots = [place.at(c) for c in section.cells]
+            mine = [c for c in spots if cells.get(c, ("",))[0] == card]
+            other = [c for c in spots if c in cells and cells[c][0] != card]
+            if mine and other:
+                for c in spots:
+                    if c in cells:
+                        asked.leave(c, Trouble.HALF_LARGE, [cells.pop(c)])
+
+
+def assemble(
+    catalog: Catalog,
+    markers: Sequence[Marker],
+    fit: GridFit,
+    size: tuple[int, int],
+    extra: dict[Cell, Unread],
+) -> CardState:
+    """Cards from the placed markers, read cells, and the cells left unread (and why).
+
+    ``extra`` are unread cells found otherwise (a sticker no marker could be read from).
+    """
+    asked = _Asked()
+    good = _good_markers(markers, fit, asked)
+    cards, cells = _place_cards(markers, good, asked)
     # Stacking: a card showing on a cell lies over every other card covering it there.
     above: dict[str, set[str]] = {c: set() for c in cards}
     covering: dict[Cell, list[str]] = {}
@@ -255,27 +297,15 @@ def assemble(
     if stuck:
         for cell in [c for c, (k, _) in cells.items() if k in stuck]:
             card, quarter = cells.pop(cell)
-            leave(cell, Trouble.ORDER, [(card, quarter)])
-    # D6: a large dino is covered whole or not at all, so half of one showing beside
-    # another card is a misread (or a land laid against the rules): ask.
-    for card, place in cards.items():
-        for section in catalog.cards[card].sections:
-            if section.dino is None or section.dino.size is not Size.LARGE:
-                continue
-            spots = [place.at(c) for c in section.cells]
-            mine = [c for c in spots if cells.get(c, ("",))[0] == card]
-            other = [c for c in spots if c in cells and cells[c][0] != card]
-            if mine and other:
-                for c in spots:
-                    if c in cells:
-                        leave(c, Trouble.HALF_LARGE, [cells.pop(c)])
+            asked.leave(cell, Trouble.ORDER, [(card, quarter)])
+    _half_large(catalog, cards, cells, asked)
     # Cells a placed card covers where no marker was read.
     width, height = size
     for card, place in cards.items():
         if card in stuck:
             continue
         for cell in place.footprint():
-            if cell in cells or cell in unread:
+            if cell in cells or cell in asked.unread:
                 continue
             under = [(c, cards[c].quarter_at(cell)) for c in covering.get(cell, [])]
             named = [(c, q) for c, q in under if q is not None]
@@ -284,11 +314,11 @@ def assemble(
             ]
             centre = apply_homography(fit.h, np.array([[cell[0] + 0.5, cell[1] + 0.5]]))[0]
             inside = 0 <= centre[0] < width and 0 <= centre[1] < height
-            leave(cell, Trouble.NOT_SEEN if inside else Trouble.OUTSIDE, on_top or named)
+            asked.leave(cell, Trouble.NOT_SEEN if inside else Trouble.OUTSIDE, on_top or named)
     for cell, why in extra.items():
         if cell not in cells:
-            leave(cell, why.trouble, why.candidates)
-    return CardState(cards, cells, unread, ignored, above)
+            asked.leave(cell, why.trouble, why.candidates)
+    return CardState(cards, cells, asked.unread, asked.ignored, above)
 
 
 def _in_cycles(above: dict[str, set[str]]) -> set[str]:

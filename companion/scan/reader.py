@@ -165,6 +165,158 @@ def _inside(fit: GridFit, cell: Cell, size: tuple[int, int]) -> bool:
     return bool((quad >= 0).all() and (quad[:, 0] < size[0]).all() and (quad[:, 1] < size[1]).all())
 
 
+def _find_markers(gray: Image, book: MarkerBook, options: ReadOptions) -> list[Marker]:
+    """ArUco on the reduced copy; on the photo itself when the copy lost small markers."""
+    height, width = gray.shape[:2]
+    longest = max(width, height)
+    markers = detect(gray, book, options.detect_px)
+    shrink = options.detect_px / longest
+    if shrink < 1 and (
+        len(markers) < 4 or float(np.median([m.side for m in markers])) * shrink < 30
+    ):
+        # Small markers (a land far away): the copy lost them, so search the photo itself.
+        whole = detect(gray, book, longest)
+        if len(whole) > len(markers):
+            markers = whole
+    return markers
+
+
+class _Looking:
+    """The reading as it grows: what was looked at again, verified and probed so far."""
+
+    def __init__(
+        self,
+        image: Image,
+        gray: Image,
+        catalog: Catalog,
+        book: MarkerBook,
+        markers: list[Marker],
+        fit: GridFit,
+        options: ReadOptions,
+    ) -> None:
+        self.image, self.gray, self.catalog, self.options = image, gray, catalog, options
+        self.markers, self.fit = markers, fit
+        height, width = gray.shape[:2]
+        self.size = (width, height)
+        self.book = book
+        self.codes = all_codes(self.book.count)
+        self.extra: dict[Cell, Unread] = {}
+        self.looked: set[Cell] = set()
+        self.verified: set[tuple[Cell, str, int]] = set()
+        self.probed: set[Cell] = set()
+        self.assemble()
+
+    def assemble(self) -> None:
+        self.state = assemble(self.catalog, self.markers, self.fit, self.size, self.extra)
+        infer = self.options.infer
+        self.ground = _ground(self.image, self.fit, self.state, self.extra) if infer else None
+
+    def add(self, marker: Marker, spot: tuple[Cell, int]) -> None:
+        self.markers.append(marker)
+        self.fit.where[len(self.markers) - 1] = spot
+
+    def second_looks(self, waiting: list[Cell]) -> bool:
+        """ArUco again at full resolution around each cell not seen yet."""
+        found = False
+        for cell in waiting:
+            if cell in self.looked:
+                continue
+            self.looked.add(cell)
+            seen = second_look(self.gray, self.book, self.fit, cell, self.options)
+            if seen is not None:
+                self.add(*seen)
+                found = True
+        return found
+
+    def verify_cells(self, waiting: list[Cell]) -> bool:
+        """Verify (or infer) each waiting cell's candidates, up to the first that passes."""
+        state = self.state
+        found = False
+        for cell in waiting:
+            for card, quarter in state.unread[cell].candidates:
+                if (cell, card, quarter) in self.verified or card not in state.cards:
+                    continue
+                self.verified.add((cell, card, quarter))
+                if self._verify_one(cell, card, quarter):
+                    found = True
+                    break  # this cell is read: on to the next
+        return found
+
+    def _verify_one(self, cell: Cell, card: str, quarter: int) -> bool:
+        state, book, codes, options, fit = self.state, self.book, self.codes, self.options, self.fit
+        rotation = state.cards[card].rotation
+        sampled = sample_bits(self.image, fit.h, fit.side, cell, rotation)
+        marker_id = book.marker_id(card, quarter)
+        rivals = alternatives(state, self.catalog, self.ground, cell, card, book.cards)
+        how = ""
+        bits = None if sampled is None else sampled[0]
+        if bits is not None and verify(
+            bits, marker_id, codes, options.verify_margin, codes_as_seen(book, rivals, rotation)
+        ):
+            how = "verified"
+        elif not rivals and options.infer:
+            # Too little shows, but nothing else can lie there: read it,
+            # unless what shows contradicts the marker with no occluder to blame.
+            if bits is None or occluded(bits, codes[marker_id, 0]) is not None:
+                how = "inferred"
+        if how:
+            corners = predicted_corners(fit, cell, rotation)
+            self.add(Marker(marker_id, card, quarter, corners, how), (cell, rotation))
+            return True
+        # Not the placed card: perhaps a card no marker placed lies on top.
+        on_top = read_hidden_card(
+            self.image,
+            fit,
+            book,
+            codes,
+            cell,
+            (card, quarter, rotation),
+            rivals,
+            options.verify_margin,
+        )
+        if on_top is not None and on_top[0] not in state.cards:
+            other, q, turned = on_top
+            corners = predicted_corners(fit, cell, turned)
+            self.add(
+                Marker(book.marker_id(other, q), other, q, corners, "verified"), (cell, turned)
+            )
+            return True
+        return False
+
+    def probe_around(self) -> bool:
+        """Cells beside the land that no card is known to cover: a sticker there?"""
+        found = False
+        known = set(self.state.cells) | set(self.state.unread)
+        around = {(x + dx, y + dy) for x, y in known for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
+        for cell in sorted(around - known - self.probed):
+            self.probed.add(cell)
+            if not _inside(self.fit, cell, self.size):
+                continue
+            result = _open_read(self.image, self.fit, cell, self.codes, self.options.verify_margin)
+            if isinstance(result, tuple):
+                marker_id, rotation = result
+                names = self.book.lookup(marker_id)
+                assert names is not None
+                corners = predicted_corners(self.fit, cell, rotation)
+                self.add(Marker(marker_id, *names, corners, "verified"), (cell, rotation))
+                found = True
+            elif result:
+                self.extra[cell] = Unread(cell, Trouble.STICKER)
+                found = True
+        return found
+
+    def round(self) -> bool:
+        """One more look at what is still unread; whether anything new was found."""
+        options = self.options
+        waiting = [c for c, why in self.state.unread.items() if why.trouble is Trouble.NOT_SEEN]
+        found = options.second_look and self.second_looks(waiting)
+        if options.verify and not found:
+            found = self.verify_cells(waiting)
+        if options.verify and not found:
+            found = self.probe_around()
+        return found
+
+
 def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = None) -> Reading:
     """Read the land in ``image`` (BGR or grey) through ``catalog``'s markers.
 
@@ -178,112 +330,16 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
     height, width = gray.shape[:2]
     size = (width, height)
     book = MarkerBook.of(catalog)
-    markers = detect(gray, book, options.detect_px)
-    shrink = options.detect_px / max(size)
-    if shrink < 1 and (
-        len(markers) < 4 or float(np.median([m.side for m in markers])) * shrink < 30
-    ):
-        # Small markers (a land far away): the copy lost them, so search the photo itself.
-        whole = detect(gray, book, max(size))
-        if len(whole) > len(markers):
-            markers = whole
+    markers = _find_markers(gray, book, options)
     fit = fit_grid(markers, options)
     if fit is None:
         return Reading(size, markers, {}, {}, {}, {}, {}, None, 0.0, ["no markers found"])
-    extra: dict[Cell, Unread] = {}
-    state = assemble(catalog, markers, fit, size, extra)
-    ground = _ground(image, fit, state, extra) if options.infer else None
-    codes = all_codes(book.count)
-    looked: set[Cell] = set()
-    verified: set[tuple[Cell, str, int]] = set()
-    probed: set[Cell] = set()
-
-    def add(marker: Marker, spot: tuple[Cell, int]) -> None:
-        markers.append(marker)
-        fit.where[len(markers) - 1] = spot
-
+    look = _Looking(image, gray, catalog, book, markers, fit, options)
     for _ in range(8):
-        found = False
-        waiting = [c for c, why in state.unread.items() if why.trouble is Trouble.NOT_SEEN]
-        if options.second_look:
-            for cell in waiting:
-                if cell in looked:
-                    continue
-                looked.add(cell)
-                seen = second_look(gray, book, fit, cell, options)
-                if seen is not None:
-                    add(*seen)
-                    found = True
-        if options.verify and not found:
-            for cell in waiting:
-                for card, quarter in state.unread[cell].candidates:
-                    if (cell, card, quarter) in verified or card not in state.cards:
-                        continue
-                    verified.add((cell, card, quarter))
-                    rotation = state.cards[card].rotation
-                    sampled = sample_bits(image, fit.h, fit.side, cell, rotation)
-                    marker_id = book.marker_id(card, quarter)
-                    rivals = alternatives(state, catalog, ground, cell, card, book.cards)
-                    how = ""
-                    bits = None if sampled is None else sampled[0]
-                    if bits is not None and verify(
-                        bits,
-                        marker_id,
-                        codes,
-                        options.verify_margin,
-                        codes_as_seen(book, rivals, rotation),
-                    ):
-                        how = "verified"
-                    elif not rivals and options.infer:
-                        # Too little shows, but nothing else can lie there: read it,
-                        # unless what shows contradicts the marker with no occluder to blame.
-                        if bits is None or occluded(bits, codes[marker_id, 0]) is not None:
-                            how = "inferred"
-                    if how:
-                        corners = predicted_corners(fit, cell, rotation)
-                        add(Marker(marker_id, card, quarter, corners, how), (cell, rotation))
-                        found = True
-                        break
-                    # Not the placed card: perhaps a card no marker placed lies on top.
-                    on_top = read_hidden_card(
-                        image,
-                        fit,
-                        book,
-                        codes,
-                        cell,
-                        (card, quarter, rotation),
-                        rivals,
-                        options.verify_margin,
-                    )
-                    if on_top is not None and on_top[0] not in state.cards:
-                        other, q, turned = on_top
-                        corners = predicted_corners(fit, cell, turned)
-                        marker = Marker(book.marker_id(other, q), other, q, corners, "verified")
-                        add(marker, (cell, turned))
-                        found = True
-                        break
-        if options.verify and not found:
-            known = set(state.cells) | set(state.unread)
-            around = {(x + dx, y + dy) for x, y in known for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
-            for cell in sorted(around - known - probed):
-                probed.add(cell)
-                if not _inside(fit, cell, size):
-                    continue
-                result = _open_read(image, fit, cell, codes, options.verify_margin)
-                if isinstance(result, tuple):
-                    marker_id, rotation = result
-                    names = book.lookup(marker_id)
-                    assert names is not None
-                    corners = predicted_corners(fit, cell, rotation)
-                    add(Marker(marker_id, *names, corners, "verified"), (cell, rotation))
-                    found = True
-                elif result:
-                    extra[cell] = Unread(cell, Trouble.STICKER)
-                    found = True
-        if not found:
+        if not look.round():
             break
-        state = assemble(catalog, markers, fit, size, extra)
-        ground = _ground(image, fit, state, extra) if options.infer else None
+        look.assemble()
+    state = look.state
     return _from_origin(
         Reading(
             size,

@@ -76,16 +76,8 @@ def _map(built: Built) -> list[str]:
     return lines
 
 
-def scan_lines(
-    photo: str,
-    catalog_path: str,
-    reading: Reading,
-    built: Built,
-    annotated: str | None,
-    out: str | None,
-) -> list[str]:
-    """The readable report: what was read, what is asked, and the score when complete."""
-
+def _head(photo: str, reading: Reading, built: Built, annotated: str | None) -> list[str]:
+    """What was read: cards and cells (and how), markers not used, the annotated image."""
     verified = sum(1 for c in reading.cells if reading.how(c) == "verified")
     inferred = sorted(
         (c for c in reading.cells if reading.how(c) == "inferred"), key=lambda c: (c[1], c[0])
@@ -111,6 +103,39 @@ def scan_lines(
         lines.append(f"{len(reading.ignored)} marker(s) not used (see the annotated image).")
     if annotated:
         lines.append(f"What the scan saw: {annotated}")
+    return lines
+
+
+def _unread_lines(built: Built, asks: list[str]) -> list[str]:
+    """One line per unread cell (and its likely answer, added to ``asks``)."""
+    lines = ["", "Unread cells (answer with --patch, see docs/scan.md):"]
+    for u in built.unread:
+        text = f"  {cell_label(u.cell):<4} [{u.cell[0]}, {u.cell[1]}]  {TROUBLE_WORDS[u.trouble]}"
+        if u.candidates and u.trouble is Trouble.NOT_SEEN:
+            card, quarter = u.candidates[0]
+            names = ", ".join(f"{c}:{quarter_name(q)}" for c, q in u.candidates)
+            text += f"; under it: {names} (if nothing else lies on top)"
+            asks.append(f"{cell_label(u.cell)}={card}:{quarter_name(quarter)}")
+        elif u.candidates:
+            names = ", ".join(f"{c}:{quarter_name(q)}" for c, q in u.candidates)
+            text += f" ({names})"
+            asks.append(f"{cell_label(u.cell)}=...")
+        else:
+            asks.append(f"{cell_label(u.cell)}=...")
+        lines.append(text)
+    return lines
+
+
+def scan_lines(
+    photo: str,
+    catalog_path: str,
+    reading: Reading,
+    built: Built,
+    annotated: str | None,
+    out: str | None,
+) -> list[str]:
+    """The readable report: what was read, what is asked, and the score when complete."""
+    lines = _head(photo, reading, built, annotated)
     lines.append("")
     land = built.land
     if land is not None and not built.unread:
@@ -119,24 +144,7 @@ def scan_lines(
         lines.extend(_map(built))
     asks: list[str] = []
     if built.unread:
-        lines.append("")
-        lines.append("Unread cells (answer with --patch, see docs/scan.md):")
-        for u in built.unread:
-            text = (
-                f"  {cell_label(u.cell):<4} [{u.cell[0]}, {u.cell[1]}]  {TROUBLE_WORDS[u.trouble]}"
-            )
-            if u.candidates and u.trouble is Trouble.NOT_SEEN:
-                card, quarter = u.candidates[0]
-                names = ", ".join(f"{c}:{quarter_name(q)}" for c, q in u.candidates)
-                text += f"; under it: {names} (if nothing else lies on top)"
-                asks.append(f"{cell_label(u.cell)}={card}:{quarter_name(quarter)}")
-            elif u.candidates:
-                names = ", ".join(f"{c}:{quarter_name(q)}" for c, q in u.candidates)
-                text += f" ({names})"
-                asks.append(f"{cell_label(u.cell)}=...")
-            else:
-                asks.append(f"{cell_label(u.cell)}=...")
-            lines.append(text)
+        lines.extend(_unread_lines(built, asks))
     if built.nests and not built.eggs_answered:
         names = ", ".join(cell_label(c) for c in built.nests)
         lines.append("")
@@ -147,10 +155,9 @@ def scan_lines(
         asks.append(f"egg {cell_label(built.nests[0])}")
     if land is not None and not built.unread:
         lines.append("")
-        result = score(land)
         if not built.complete:
             lines.append("Without egg tokens, the land scores:")
-        lines.extend(score_lines(land, result, False))
+        lines.extend(score_lines(land, score(land), False))
     if asks:
         lines.append("")
         example = "; ".join(asks[:4])
