@@ -43,7 +43,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "judge": ("companion.games.chomp", "judge"),
     "headline": ("companion.games.chomp_text", "headline"),
     # Chomp, the dinosaur land game, from data
-    "land_from_dict": ("companion.games.dino", "land_from_dict"),
+    "land_from_dict": ("companion.games.dino_formats", "land_from_dict"),
     "score_land": ("companion.games.dino", "score"),
     # errors: one family, each also the builtin a caller would catch
     "CompanionError": ("companion.errors", "CompanionError"),
@@ -104,8 +104,8 @@ if TYPE_CHECKING:
         judge,
     )
     from companion.games.chomp_text import headline
-    from companion.games.dino import land_from_dict
     from companion.games.dino import score as score_land
+    from companion.games.dino_formats import land_from_dict
     from companion.referee.audit import audit
     from companion.referee.daemon import Cards, RefereeStatus, StartRound
     from companion.referee.journal import read_journal

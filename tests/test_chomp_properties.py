@@ -27,9 +27,8 @@ from companion.games.chomp import (
     TwoPlayerEnd,
     Verdict,
     judge,
-    judge_request_from_dict,
-    replay_from_dict,
 )
+from companion.games.chomp_formats import judge_request_from_dict, replay_from_dict
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
 SET_ASIDE_OUTCOMES = {Outcome.TIE, Outcome.INK_OUT, Outcome.ALL_SAME, Outcome.WAR}

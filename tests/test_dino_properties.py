@@ -23,12 +23,13 @@ from companion.games.dino import (
     Why,
     adjacency,
     build_land,
-    land_from_dict,
-    land_to_dict,
-    random_land,
+    neighbours,
+    pieces,
     score,
 )
-from companion.games.dino_catalog import Placement, catalog_from_dict, replay
+from companion.games.dino_catalog import Placement, replay
+from companion.games.dino_formats import catalog_from_dict, land_from_dict, land_to_dict
+from companion.games.dino_random import random_land
 from companion.games.dino_text import parse_grid, render_grid
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -237,3 +238,31 @@ def test_replayed_lands_keep_d6s_promises(log: list[Placement]) -> None:
         if section.dino is not None and section.dino.size is Size.LARGE:
             assert len(section.cells) == 2
     assert score(land).total >= 0
+
+
+cell_sets = st.sets(st.tuples(st.integers(-4, 4), st.integers(-4, 4)), max_size=40)
+
+
+@given(cell_sets)
+def test_the_flood_fill_splits_cells_into_connected_pieces_that_do_not_touch(
+    cells: set[tuple[int, int]],
+) -> None:
+    """One flood fill (D1's one-piece sections, D6's covered remains, the scanned land):
+    every cell in exactly one piece, each piece connected, no two pieces side by side,
+    cells and pieces in reading order."""
+    found = pieces(cells)
+    assert sorted(c for p in found for c in p) == sorted(cells)
+    owner = {c: k for k, p in enumerate(found) for c in p}
+    for k, piece in enumerate(found):
+        assert piece == sorted(piece, key=lambda c: (c[1], c[0]))
+        reached, todo = {piece[0]}, [piece[0]]  # connected, by a walk of its own
+        while todo:
+            for n in neighbours(todo.pop()):
+                if n in owner and owner[n] == k and n not in reached:
+                    reached.add(n)
+                    todo.append(n)
+        assert reached == set(piece)
+        for cell in piece:
+            assert all(owner.get(n, k) == k for n in neighbours(cell))
+    firsts = [p[0] for p in found]
+    assert firsts == sorted(firsts, key=lambda c: (c[1], c[0]))

@@ -28,12 +28,11 @@ from companion.games.dino import (
     Why,
     adjacency,
     build_land,
-    explain,
-    goals_from_list,
-    land_from_dict,
     rank,
     score,
 )
+from companion.games.dino_formats import goals_from_list, land_from_dict
+from companion.games.dino_report import explain
 from companion.games.dino_text import parse_grid
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from companion.errors import InputError
-from companion.games.dino import Dino, Kind, Land, land_to_dict, score
+from companion.games.dino import Dino, Kind, Land, score
+from companion.games.dino_formats import land_to_dict
 from companion.games.dino_text import cell_name, column_name, parse_grid, render_grid
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -24,9 +24,8 @@ from companion.games.getbit import (
     move,
     random_line,
     replay,
-    replay_from_dict,
-    state_from_dict,
 )
+from companion.games.getbit_formats import replay_from_dict, state_from_dict
 from companion.tables.getbit.text import round_lines, table_lines
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")

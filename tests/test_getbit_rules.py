@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from companion.errors import InputError, RuleError
+from companion.files import read_json
 from companion.games.getbit import (
     GetBit,
     PlayError,
@@ -21,10 +22,8 @@ from companion.games.getbit import (
     move,
     random_line,
     replay,
-    replay_from_dict,
-    state_from_dict,
 )
-from companion.io import read_json
+from companion.games.getbit_formats import replay_from_dict, state_from_dict
 from companion.tables.getbit.text import round_lines, table_lines
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from companion.commands import dino as dino_cmd
 from companion.commands import scan as scan_cmd
 from companion.errors import CompanionError
 from companion.scan import INSTALL_HINT
@@ -31,8 +32,7 @@ def main(argv: list[str]) -> int:
     """What ``companion`` does with these command lines (companion.cli.main's contract)."""
     parser = argparse.ArgumentParser(prog="companion")
     commands = parser.add_subparsers(dest="command", required=True)
-    dino = commands.add_parser("dino").add_subparsers(dest="dino_command", required=True)
-    scan_cmd.register_scan(dino)
+    dino_cmd.register(commands)
     bench = commands.add_parser("bench").add_subparsers(dest="bench_command", required=True)
     scan_cmd.register_bench(bench)
     args = parser.parse_args(argv)
@@ -64,9 +64,9 @@ def test_without_opencv_every_command_says_how_to_get_it(
 
 def test_registering_the_commands_imports_no_opencv() -> None:
     probe = (
-        "import sys, argparse; from companion.commands.scan import register_scan, register_bench; "
-        "p = argparse.ArgumentParser(); s = p.add_subparsers(); "
-        "register_scan(s.add_parser('dino').add_subparsers()); "
+        "import sys, argparse; from companion.commands import dino; "
+        "from companion.commands.scan import register_bench; "
+        "p = argparse.ArgumentParser(); s = p.add_subparsers(); dino.register(s); "
         "register_bench(s.add_parser('bench').add_subparsers()); "
         "print(sorted(m for m in ('cv2', 'numpy', 'PIL') if m in sys.modules))"
     )
@@ -82,7 +82,7 @@ pytest.importorskip("PIL")
 @pytest.fixture(scope="module")
 def example_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The land of examples/dino-placements.json, photographed."""
-    from companion.games.dino_catalog import catalog_from_dict, placement_from_dict
+    from companion.games.dino_formats import catalog_from_dict, placement_from_dict
     from companion.scan.synth import Style, render
 
     folder = tmp_path_factory.mktemp("scan")
@@ -109,7 +109,7 @@ def test_a_photo_of_the_example_log_scores_what_the_log_scores(
     example_photo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, first = scan_json(capsys, example_photo)
-    assert code == scan_cmd.EXIT_ASK  # everything read, but the nests' eggs are unknown
+    assert code == dino_cmd.EXIT_ASK  # everything read, but the nests' eggs are unknown
     assert first["complete"] is False and first["unread"] == [] and first["land"] is None
     assert len(first["cells"]) == 25 and len(first["cards"]) == 7  # as docs/dino-catalog.md
     assert len(first["nests"]) == 2 and first["eggs_answered"] is False
@@ -187,7 +187,7 @@ def test_cells_left_unread_are_listed_and_nothing_is_written(
 
     rng = random.Random(3)
     raw = random_catalog_dict(rng)
-    from companion.games.dino_catalog import catalog_from_dict
+    from companion.games.dino_formats import catalog_from_dict
 
     catalog = catalog_from_dict(raw)
     book = MarkerBook.of(catalog)
@@ -222,7 +222,7 @@ def test_a_cell_read_with_its_marker_hidden_is_named_in_the_report(
     from companion.scan.reader import read_photo
 
     catalog_path = example_photo.with_name("catalog.json")
-    from companion.games.dino_catalog import catalog_from_dict
+    from companion.games.dino_formats import catalog_from_dict
 
     image = cv2.imread(str(example_photo))
     reading = read_photo(image, catalog_from_dict(json.loads(catalog_path.read_text())))
@@ -261,7 +261,7 @@ def test_a_cell_read_with_its_marker_hidden_is_named_in_the_report(
     assert "Read with the marker hidden, as no other card can lie there: " in out
     # Asked for instead, with --no-infer.
     code, asked = scan_json(capsys, photo, "--no-annotated", "--no-infer")
-    assert code == scan_cmd.EXIT_ASK
+    assert code == dino_cmd.EXIT_ASK
     assert [u["cell"] for u in asked["unread"]] == [list(inferred[0])]
 
 

@@ -19,10 +19,13 @@ cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
 from companion.errors import InputError  # noqa: E402
-from companion.games.dino_catalog import Catalog, Placement, catalog_from_dict  # noqa: E402
+from companion.games.dino_catalog import Catalog, Placement  # noqa: E402
+from companion.games.dino_formats import catalog_from_dict  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
+from companion.scan.cards import CardState, Ground  # noqa: E402
+from companion.scan.grid import ReadOptions  # noqa: E402
 from companion.scan.land import CardPlace, Trouble  # noqa: E402
-from companion.scan.reader import Ground, ReadOptions, _State, read_photo  # noqa: E402
+from companion.scan.reader import read_photo  # noqa: E402
 from companion.scan.synth import Photo, Style, random_catalog, render  # noqa: E402
 
 SMALL = (1600, 1200)
@@ -151,14 +154,16 @@ def test_d6_a_hidden_card_may_not_cut_a_large_dino_in_half() -> None:
     """Cell (0, 0) shows half of big's large herbivore, (1, 0) the other half: a card on
     top of (0, 0) alone would cut it, and one over both would hide (1, 0), where big shows."""
     place = CardPlace("big", 0, 0, 0)
-    state = _State({"big": place}, {(1, 0): ("big", 1), (0, 1): ("big", 2)}, {}, {}, {"big": set()})
+    state = CardState(
+        {"big": place}, {(1, 0): ("big", 1), (0, 1): ("big", 2)}, {}, {}, {"big": set()}
+    )
     placed, spots = state.rivals((0, 0), "big", _catalog())
     assert (placed, spots) == ([], [])
 
 
 def test_a_hidden_card_may_lie_where_nothing_rules_it_out() -> None:
     place = CardPlace("two", 0, 0, 0)
-    state = _State({"two": place}, {(1, 1): ("two", 3)}, {}, {}, {"two": set()})
+    state = CardState({"two": place}, {(1, 1): ("two", 3)}, {}, {}, {"two": set()})
     _, spots = state.rivals((0, 0), "two", _catalog())
     # Every 2 x 2 place over (0, 0) but the card's own, which takes in (1, 1).
     assert sorted(spots) == [(-1, -1), (-1, 0), (0, -1)]

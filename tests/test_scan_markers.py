@@ -15,7 +15,7 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("PIL")
 
 from companion.errors import InputError  # noqa: E402
-from companion.games.dino_catalog import catalog_from_dict  # noqa: E402
+from companion.games.dino_formats import catalog_from_dict  # noqa: E402
 from companion.scan.markers import (  # noqa: E402
     QUARTERS_PER_CARD,
     MarkerBook,
@@ -26,7 +26,7 @@ from companion.scan.markers import (  # noqa: E402
     render_sheet,
     save_sheet,
 )
-from companion.scan.reader import all_codes  # noqa: E402
+from companion.scan.verify import all_codes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = catalog_from_dict(json.loads((ROOT / "examples/dino-catalog.example.json").read_text()))

@@ -18,26 +18,25 @@ np = pytest.importorskip("numpy")
 from companion.games.dino import score  # noqa: E402
 from companion.games.dino_catalog import Placement  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
+from companion.scan.grid import ReadOptions  # noqa: E402
 from companion.scan.land import Trouble, build  # noqa: E402
 from companion.scan.markers import MarkerBook  # noqa: E402
-from companion.scan.reader import (  # noqa: E402
-    _BORDER,
-    _DATA,
-    _OUTER,
-    ReadOptions,
-    all_codes,
-    looks_like_sticker,
-    occluded,
-    read_photo,
-    sample_bits,
-    verify,
-)
+from companion.scan.reader import looks_like_sticker, read_photo  # noqa: E402
 from companion.scan.synth import (  # noqa: E402
     Photo,
     Style,
     random_catalog,
     random_photo,
     render,
+)
+from companion.scan.verify import (  # noqa: E402
+    BORDER_MASK,
+    DATA_MASK,
+    OUTER_MASK,
+    all_codes,
+    occluded,
+    sample_bits,
+    verify,
 )
 
 SMALL = (1600, 1200)
@@ -192,9 +191,9 @@ def _covered_cells(photo: Photo, reading):  # type: ignore[no-untyped-def]
 def test_an_occluder_is_set_aside_only_when_it_comes_from_outside() -> None:
     codes = all_codes(4)
     want = np.full((10, 10), -1, np.int8)
-    want[_OUTER] = 1
-    want[_BORDER] = 0
-    want[_DATA] = codes[2, 0].ravel()
+    want[OUTER_MASK] = 1
+    want[BORDER_MASK] = 0
+    want[DATA_MASK] = codes[2, 0].ravel()
     assert not occluded(want, codes[2, 0]).any()
     covered = want.copy()
     covered[3:7, 0:3] = 0  # a dark token from the left edge
@@ -213,9 +212,9 @@ def test_an_occluder_is_set_aside_only_when_it_comes_from_outside() -> None:
 def test_a_straight_edge_is_not_a_sticker_but_half_a_sticker_is() -> None:
     codes = all_codes(4)
     sticker = np.full((10, 10), -1, np.int8)
-    sticker[_OUTER] = 1
-    sticker[_BORDER] = 0
-    sticker[_DATA] = codes[1, 0].ravel()
+    sticker[OUTER_MASK] = 1
+    sticker[BORDER_MASK] = 0
+    sticker[DATA_MASK] = codes[1, 0].ravel()
     assert looks_like_sticker(sticker)
     half = sticker.copy()
     half[:, :5] = 0  # a dark token over the left half

@@ -18,8 +18,8 @@ from companion.tags.readers import (
     SerialLineReader,
     TagKind,
     TagRead,
-    open_reader,
 )
+from companion.tags.specs import open_reader
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.io import dump_json
+from companion.files import dump_json
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

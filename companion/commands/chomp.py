@@ -7,12 +7,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from companion.errors import InputError
-from companion.games.chomp import (
-    judge_request_from_dict,
-    replay_from_dict,
-)
+from companion.files import dump_json, read_json, source_name
+from companion.games.chomp_formats import judge_request_from_dict, replay_from_dict
 from companion.games.chomp_text import details, does, headline, names, table
-from companion.io import dump_json, read_json, source_name
 
 T = TypeVar("T")
 

@@ -7,30 +7,42 @@ this module reads the files, finds out which kind of input it was given, and pri
 from __future__ import annotations
 
 import argparse
-import textwrap
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion import data
 from companion.errors import InputError
-from companion.games.dino import (
-    GameResult,
-    Land,
-    Score,
-    Why,
-    explain_all,
+from companion.files import dump_json, parse_json, read_text, source_name
+from companion.games.dino import Land, score, score_game
+from companion.games.dino_catalog import Catalog, Replay
+from companion.games.dino_formats import (
+    catalog_from_dict,
     game_from_dict,
     land_from_dict,
-    score,
-    score_game,
+    log_from_dict,
 )
-from companion.games.dino_catalog import Catalog, Replay, catalog_from_dict, log_from_dict
+from companion.games.dino_report import (
+    catalog_dict,
+    catalog_lines,
+    game_dict,
+    game_lines,
+    replay_line,
+    score_dict,
+    score_lines,
+)
 from companion.games.dino_text import parse_grid, render_grid
-from companion.io import dump_json, parse_json, read_text, source_name
+from companion.scan import require_scan
+
+if TYPE_CHECKING:
+    from companion.scan.land import Patch
+    from companion.scan.reader import Reading
 
 T = TypeVar("T")
+
+EXIT_ASK = 3  # the photo left questions: unread cells, or eggs on nests
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -85,9 +97,64 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=run_bench)
 
-    from companion.commands.scan import register_scan  # photos: OpenCV stays lazy
+    _register_photo(sub)
 
-    register_scan(sub)
+
+def _register_photo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``markers`` and ``scan``: the sticker sheet and the photo (OpenCV stays lazy)."""
+    markers = sub.add_parser(
+        "markers",
+        help="print a sheet of marker stickers for the cards of a catalog",
+        description="Render the sticker sheet for CATALOG at true size: one marker per card "
+        "quarter, grouped by card as the quarters lie, labelled with the card and the "
+        "quarter. Print at 100%% (the sheet has a 50 mm bar to check) and stick each "
+        "marker on its quarter with the label below it (docs/scan.md).",
+    )
+    markers.add_argument("catalog", metavar="CATALOG", help="the card catalog JSON")
+    markers.add_argument(
+        "-o",
+        "--out",
+        action="append",
+        metavar="FILE",
+        help="a .pdf or .png to write; repeat for both (default: markers.pdf and markers.png)",
+    )
+    markers.add_argument("--dpi", type=int, default=300, help="print resolution (300)")
+    markers.add_argument(
+        "--marker-mm", type=float, default=12.0, help="side of a marker's black square (12)"
+    )
+    markers.add_argument("--paper", default="a4", help="a4 or letter (a4)")
+    markers.set_defaults(handler=run_markers)
+
+    scan = sub.add_parser(
+        "scan",
+        help="read a photo of a land (markers on the cards) and score it",
+        description="Find the markers in PHOTO, fit the quarter grid, place each card with "
+        "its rotation, build the land through the catalog and score it. Cells it cannot "
+        "read are listed (exit status 3), never guessed: answer them, and say which nests "
+        "hold an egg token, with --patch (docs/scan.md).",
+    )
+    scan.add_argument("photo", metavar="PHOTO", help="a photo of one land, from above")
+    scan.add_argument("--catalog", required=True, metavar="CATALOG", help="the card catalog")
+    scan.add_argument(
+        "--patch",
+        action="append",
+        metavar="TEXT|@FILE",
+        help='answers for unread cells and eggs, e.g. "C2=x01:B1; D4=.; egg B3" (repeatable)',
+    )
+    scan.add_argument("--out", metavar="LAND.json", help="write the land JSON when complete")
+    scan.add_argument(
+        "--annotated",
+        metavar="IMAGE",
+        help="where to save what the scan saw (default: PHOTO-scan.jpg beside the photo)",
+    )
+    scan.add_argument("--no-annotated", action="store_true", help="do not save the annotated image")
+    scan.add_argument(
+        "--no-infer",
+        action="store_true",
+        help="ask for every cell whose marker is hidden, even where no other card can lie",
+    )
+    scan.add_argument("--json", action="store_true", help="print one JSON object")
+    scan.set_defaults(handler=run_scan)
 
 
 # --------------------------------------------------------------------------------------
@@ -164,69 +231,6 @@ def read_land(path: str) -> LandInput:
 # score
 # --------------------------------------------------------------------------------------
 
-WHY_WORDS = {
-    Why.TAR_PIT: "extinct: tar pit",
-    Why.MEAT: "alive: ate meat",
-    Why.ATE: "alive: ate herbivores",
-    Why.EATEN: "extinct: eaten",
-    Why.STARVED: "extinct: starved",
-    Why.PLANTS: "alive: ate plants",
-    Why.NO_PLANTS: "extinct: no plants",
-}
-
-
-def score_dict(land: Land, result: Score, replay: Replay | None = None) -> dict[str, Any]:
-    out = result.to_dict()
-    for herd, words in zip(out["herds"], explain_all(land, result), strict=True):
-        herd["explain"] = words
-    if replay is not None:
-        out["replay"] = replay.to_dict()
-    return out
-
-
-def _ids(ids: tuple[str, ...], most: int = 3) -> str:
-    shown = ", ".join(ids[:most])
-    return shown if len(ids) <= most else f"{shown} +{len(ids) - most}"
-
-
-def _wrap(text: str) -> list[str]:
-    """Wrap an explanation, keeping its points sum ("3 dinos x 3 = 9 points") on one line."""
-    head, sep, tail = text.partition("Alive: ")
-    text = head + (sep + tail).replace(" ", "\N{NO-BREAK SPACE}")
-    lines = textwrap.wrap(text, width=92, initial_indent="      ", subsequent_indent="      ")
-    return [line.replace("\N{NO-BREAK SPACE}", " ") for line in lines]
-
-
-def score_lines(land: Land, result: Score, why: bool) -> list[str]:
-    """The herds, eggs, goals and total, as the table reads them."""
-    lines = []
-    said = explain_all(land, result) if why else []
-    if result.herds:
-        lines.append("Herds (fed in order: tar pits, carnivores, herbivores):")
-        rows = [
-            (_ids(h.sections), h.dino.words(h.dinos), WHY_WORDS[h.why], str(h.points))
-            for h in result.herds
-        ]
-        widths = [max(len(r[k]) for r in rows) for k in range(4)]
-        for i, row in enumerate(rows):
-            a, b, c = (row[k].ljust(widths[k]) for k in range(3))
-            lines.append(f"  {a}  {b}  {c}  {row[3].rjust(widths[3])}")
-            if why:
-                lines.extend(_wrap(said[i]))
-    else:
-        lines.append("No dinos.")
-    lines.append(f"Eggs on visible nests: {result.eggs} x 2 = {result.egg_points}")
-    for g in result.goals:
-        label = g.goal.name or g.goal.describe()
-        counted = "" if g.goal.kind == "manual" else f" ({g.count} counted)"
-        lines.append(f"Goal {label}: {g.points}{counted}")
-    lines.append(
-        f"Score: dinos {result.dino_points} + eggs {result.egg_points} + goals "
-        f"{result.goal_points} = {result.total}"
-    )
-    lines.append(f"Biggest living herd: {result.biggest_living_herd} dinos")
-    return lines
-
 
 def run_score(args: argparse.Namespace) -> int:
     given = read_land(args.file)
@@ -238,22 +242,11 @@ def run_score(args: argparse.Namespace) -> int:
     print(f"Chomp land: {source_name(args.file)}")
     print(render_grid(land, labels=True))
     if given.replay is not None:
-        print(_replay_line(given.replay))
+        print(replay_line(given.replay))
     print()
     for line in score_lines(land, result, args.explain):
         print(line)
     return 0
-
-
-def _replay_line(replay: Replay) -> str:
-    text = f"Built from {len(replay.placements)} cards."
-    placed = [e.nest for e in replay.events if e.placed]
-    lost = [e.nest for e in replay.events if not e.placed]
-    if placed:
-        text += f" Egg tokens placed on: {', '.join(placed)}."
-    if lost:
-        text += f" Egg tokens lost under a card: {', '.join(lost)}."
-    return text
 
 
 # --------------------------------------------------------------------------------------
@@ -273,47 +266,15 @@ def read_game(path: str) -> dict[str, Land]:
     return _sourced(name, lambda: game_from_dict(parse_json(read_text(path), name), land_of))
 
 
-def verdict(result: GameResult) -> str:
-    """D5 in one sentence."""
-    winners = result.winners
-    if len(winners) > 1:
-        return (
-            f"{', '.join(winners[:-1])} and {winners[-1]} share the victory "
-            "(equal score and equal biggest living herd)."
-        )
-    if result.decided_by == "biggest_living_herd":
-        return f"{winners[0]} wins on the tie-break: the most dinos in the biggest living herd."
-    return f"{winners[0]} wins."
-
-
 def run_game(args: argparse.Namespace) -> int:
     lands = read_game(args.file)
     result = score_game(lands)
     if args.json:
-        out = result.to_dict()
-        for standing in result.standings:
-            out["players"][standing.player] = score_dict(lands[standing.player], standing.score)
-        print(dump_json(out))
+        print(dump_json(game_dict(lands, result)))
         return 0
     print(f"Chomp game: {source_name(args.file)}")
-    head = ("rank", "player", "dinos", "eggs", "goals", "total", "biggest herd")
-    rows = [
-        (
-            str(s.rank),
-            s.player,
-            str(s.score.dino_points),
-            str(s.score.egg_points),
-            str(s.score.goal_points),
-            str(s.score.total),
-            str(s.score.biggest_living_herd),
-        )
-        for s in result.standings
-    ]
-    widths = [max(len(r[k]) for r in [head, *rows]) for k in range(len(head))]
-    for row in [head, *rows]:
-        cells = [row[k].rjust(widths[k]) if k != 1 else row[k].ljust(widths[k]) for k in range(7)]
-        print("  " + "  ".join(cells).rstrip())
-    print(verdict(result))
+    for line in game_lines(result):
+        print(line)
     return 0
 
 
@@ -324,38 +285,132 @@ def run_game(args: argparse.Namespace) -> int:
 
 def run_catalog_check(args: argparse.Namespace) -> int:
     catalog = read_catalog(args.file)
-    cards = catalog.cards
     if args.json:
-        print(
-            dump_json(
-                {
-                    "note": catalog.note,
-                    "cards": {
-                        cid: {
-                            "sections": card.kinds(),
-                            "mountains": len(card.mountains),
-                            "egg_icon": card.egg_icon,
-                        }
-                        for cid, card in cards.items()
-                    },
-                }
-            )
-        )
+        print(dump_json(catalog_dict(catalog)))
         return 0
-    print(f"{source_name(args.file)}: {len(cards)} cards, all valid.")
-    if catalog.note:
-        print(f"Note: {catalog.note}")
-    width = max(len(cid) for cid in cards)
-    for cid, card in cards.items():
-        walls = len(card.mountains)
-        extras = []
-        if walls:
-            extras.append(f"{walls} mountain{'s' if walls != 1 else ''}")
-        if card.egg_icon and "egg icon" not in card.kinds():
-            extras.append("egg icon printed over a quarter")
-        tail = f"  ({', '.join(extras)})" if extras else ""
-        print(f"  {cid:<{width}}  {', '.join(card.kinds())}{tail}")
+    for line in catalog_lines(source_name(args.file), catalog):
+        print(line)
     return 0
+
+
+# --------------------------------------------------------------------------------------
+# markers and scan: the sticker sheet and the photo (docs/scan.md)
+# --------------------------------------------------------------------------------------
+
+
+def run_markers(args: argparse.Namespace) -> int:
+    require_scan()
+    from companion.scan.markers import DICTIONARY_NAME, SheetLayout, render_sheet, save_sheet
+
+    catalog = read_catalog(args.catalog)
+    layout = SheetLayout(args.dpi, args.marker_mm, args.paper.lower())
+    pages = render_sheet(catalog, layout)
+    targets = [Path(p) for p in (args.out or ["markers.pdf", "markers.png"])]
+    written: list[Path] = []
+    for target in targets:
+        written.extend(save_sheet(pages, target, layout.dpi))
+    stickers = len(catalog.cards) * 4
+    print(
+        f"{source_name(args.catalog)}: {len(catalog.cards)} cards, {stickers} stickers "
+        f"({DICTIONARY_NAME}, {layout.marker_mm:g} mm markers) on {len(pages)} "
+        f"{layout.paper.upper()} page{'s' if len(pages) != 1 else ''} at {layout.dpi} dpi"
+    )
+    for path in written:
+        print(f"  wrote {path}")
+    print("Print at 100% (actual size) and check the 50 mm bar with a ruler.")
+    return 0
+
+
+def _read_image(path: str) -> Any:
+    import cv2
+
+    if not Path(path).is_file():
+        raise InputError("", "no such file" if not Path(path).exists() else "not a file", path)
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise InputError("", "not an image OpenCV can read (JPEG, PNG, ...)", path)
+    return image
+
+
+def read_patch(values: list[str] | None) -> Patch:
+    """``--patch`` values: typed text, or ``@FILE``; errors name the item and the file."""
+    from companion.scan.land import Patch, parse_patch
+
+    if not values:
+        return Patch()
+    parts: list[Patch] = []
+    for k, value in enumerate(values, 1):
+        if value.startswith("@"):
+            name = value[1:]
+            text = read_text(name)
+            parts.append(parse_patch(text, source_name(name)))
+        else:
+            label = "--patch" if len(values) == 1 else f"--patch #{k}"
+            parts.append(parse_patch(value, label))
+    if len(parts) == 1:
+        return parts[0]
+    return Patch(
+        tuple(i for p in parts for i in p.items),
+        tuple(e for p in parts for e in p.eggs),
+        any(p.no_eggs for p in parts),
+        tuple(d for p in parts for d in p.drop),
+    )
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    require_scan()
+    from companion.scan.grid import ReadOptions
+    from companion.scan.land import build
+    from companion.scan.reader import read_photo
+    from companion.scan.report import scan_dict, scan_lines
+
+    catalog = read_catalog(args.catalog)
+    patch = read_patch(args.patch)
+    image = _read_image(args.photo)
+    reading = read_photo(image, catalog, ReadOptions(infer=not args.no_infer))
+    built = build(catalog, reading.cells, reading.cards, reading.unread, patch)
+    annotated = None if args.no_annotated else _save_annotated(image, reading, args)
+    if args.out and built.complete and built.land is not None:
+        from companion.games.dino_formats import land_to_dict
+
+        try:
+            Path(args.out).write_text(dump_json(land_to_dict(built.land)) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InputError("", exc.strerror or str(exc), args.out) from None
+    if args.json:
+        print(dump_json(scan_dict(args.photo, reading, built, annotated)))
+    else:
+        for line in scan_lines(args.photo, args.catalog, reading, built, annotated, args.out):
+            print(line)
+    return 0 if built.complete else EXIT_ASK
+
+
+def _save_annotated(image: Any, reading: Reading, args: argparse.Namespace) -> str | None:
+    """Save what the scan saw; the path written, or None when the default place failed
+    (a place the user named that cannot be written is an error)."""
+    import cv2
+
+    from companion.scan.annotate import annotate
+
+    default = args.annotated is None
+    target = Path(args.annotated or _beside(args.photo))
+    picture = annotate(image, reading)
+    ok = False
+    try:
+        ok = bool(cv2.imwrite(str(target), picture))
+    except cv2.error:
+        ok = False
+    if ok:
+        return str(target)
+    if default:
+        print(f"companion: could not save the annotated image to {target}", file=sys.stderr)
+        return None
+    raise InputError("", "could not write the annotated image here", str(target))
+
+
+def _beside(photo: str) -> Path:
+    path = Path(photo)
+    return path.with_name(f"{path.stem}-scan.jpg")
 
 
 # --------------------------------------------------------------------------------------
@@ -370,7 +425,8 @@ def bench_score(cells: int = 10_000, repeat: int = 21, seed: int = 1) -> dict[st
     import statistics
     import time
 
-    from companion.games.dino import land_to_dict, random_land
+    from companion.games.dino_formats import land_to_dict
+    from companion.games.dino_random import random_land
 
     side = max(1, math.isqrt(max(1, cells)))
     land = random_land(random.Random(seed), side, max(1, cells // side))

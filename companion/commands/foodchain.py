@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from companion.errors import InputError
+from companion.files import dump_json, read_json, source_name
 from companion.games.foodchain import (
     Catalog,
     PlayerScore,
@@ -24,7 +25,6 @@ from companion.games.foodchain import (
     to_roman,
     winners,
 )
-from companion.io import dump_json, read_json, source_name
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -120,8 +120,9 @@ def _register_tags(play: argparse.ArgumentParser) -> None:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from companion.games.getbit import GetBit, replay_from_dict
-    from companion.io import dump_json, read_json, source_name
+    from companion.files import dump_json, read_json, source_name
+    from companion.games.getbit import GetBit
+    from companion.games.getbit_formats import replay_from_dict
     from companion.tables.getbit.text import cards_text, limbs_text, next_lines, table_lines
 
     try:

@@ -17,12 +17,11 @@ from companion.errors import HardwareError, InputError
 from companion.tags.readers import (
     BRIDGE,
     KEYBOARD,
-    READER_HELP,
     KeyboardWedgeReader,
     ReaderPool,
     TagReader,
-    open_reader,
 )
+from companion.tags.specs import READER_HELP, open_reader
 from companion.tags.tagfile import (
     DECKS,
     GAME_TITLES,

@@ -4,7 +4,10 @@ Pure rules, settled by the house rulings D1-D7 (docs/rulings.md).  A land is a
 grid of quarter-card cells; each visible printed area is a :class:`Section` over one or
 more cells, and mountain ranges lie on edges between cells.  Nothing here reads a file or
 a clock: the text grid lives in :mod:`companion.games.dino_text`, cards and placement logs
-in :mod:`companion.games.dino_catalog`.
+in :mod:`companion.games.dino_catalog`, the JSON readers in
+:mod:`companion.games.dino_formats`, the wording (why a herd lived or died, the score
+report) in :mod:`companion.games.dino_report`, random lands in
+:mod:`companion.games.dino_random`.
 
 * :func:`build_land` checks a land (D1, D2) and names the bad place through callbacks, so
   JSON input gets a JSON path and the text grid gets a line and a column.
@@ -15,13 +18,11 @@ in :mod:`companion.games.dino_catalog`.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any, NamedTuple
 
-from companion import data
 from companion.errors import InputError
 
 Cell = tuple[int, int]  # (x, y) in quarter-card cells; y grows downwards
@@ -126,6 +127,32 @@ def is_neighbour(a: Cell, b: Cell) -> bool:
     return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
 
 
+def pieces(cells: Iterable[Cell]) -> list[list[Cell]]:
+    """The connected pieces of a set of cells (orthogonal neighbours), each in reading
+    order, the pieces in the reading order of their first cell.  The one flood fill:
+    a section's cells (D1), what is left of a covered section (D6), a scanned land."""
+    left = set(cells)
+    found = []
+    for start in sorted(left, key=lambda c: (c[1], c[0])):
+        if start not in left:
+            continue
+        piece, todo = [], [start]
+        left.discard(start)
+        while todo:
+            cell = todo.pop()
+            piece.append(cell)
+            for n in neighbours(cell):
+                if n in left:
+                    left.discard(n)
+                    todo.append(n)
+        found.append(sorted(piece, key=lambda c: (c[1], c[0])))
+    return found
+
+
+def _is_one_piece(cells: Sequence[Cell]) -> bool:
+    return len(pieces(cells)) == 1
+
+
 # --------------------------------------------------------------------------------------
 # Goals (docs/dino-goals.md)
 # --------------------------------------------------------------------------------------
@@ -212,53 +239,6 @@ class GoalScore:
         }
 
 
-DIET_NAMES = {str(d): d for d in Diet}
-SIZE_NAMES = {s.label: s for s in Size}
-GOAL_NAMES = {str(k): k for k in GoalKind}
-
-
-def goal_from_dict(value: object, path: str) -> Goal:
-    """Read one goal: exactly one vocabulary key, and an optional ``name``."""
-    raw = data.obj(value, path, optional=("name", *GOAL_NAMES))
-    kinds = [k for k in raw if k != "name"]
-    if len(kinds) != 1:
-        raise data.fail(
-            path,
-            "a goal has exactly one of: " + ", ".join(GOAL_NAMES)
-            if not kinds
-            else f"a goal has one kind, got {', '.join(kinds)}",
-        )
-    key = kinds[0]
-    kind = GOAL_NAMES[key]
-    here = data.at(path, key)
-    name = data.name(raw["name"], data.at(path, "name")) if "name" in raw else None
-    body = raw[key]
-    if kind in (GoalKind.PER_EGG, GoalKind.MANUAL):
-        return Goal(kind, data.integer(body, here), name)
-    if kind is not GoalKind.PER_HERD_AT_LEAST and not isinstance(body, dict):
-        return Goal(kind, data.integer(body, here), name)
-    required = ("points", "dinos") if kind is GoalKind.PER_HERD_AT_LEAST else ("points",)
-    optional = ("diet", "size", "alive") if kind is GoalKind.PER_HERD_AT_LEAST else ("diet", "size")
-    fields = data.obj(body, here, required=required, optional=optional)
-    diet = size = None
-    if fields.get("diet") is not None:
-        diet = data.choice(fields["diet"], data.at(here, "diet"), DIET_NAMES, "diet")
-    if fields.get("size") is not None:
-        size = data.choice(fields["size"], data.at(here, "size"), SIZE_NAMES, "size")
-    dinos: int = 1
-    alive: bool | None = True
-    if kind is GoalKind.PER_HERD_AT_LEAST:
-        dinos = data.integer(fields["dinos"], data.at(here, "dinos"), 1)
-        raw_alive = fields.get("alive", True)
-        alive = None if raw_alive is None else data.boolean(raw_alive, data.at(here, "alive"))
-    points = data.integer(fields["points"], data.at(here, "points"))
-    return Goal(kind, points, name, diet, size, dinos, alive)
-
-
-def goals_from_list(value: object, path: str) -> tuple[Goal, ...]:
-    return tuple(goal_from_dict(g, data.at(path, i)) for i, g in enumerate(data.lst(value, path)))
-
-
 # --------------------------------------------------------------------------------------
 # Lands: checked construction (D1, D2)
 # --------------------------------------------------------------------------------------
@@ -281,17 +261,6 @@ class Land:
 
     def with_goals(self, goals: Sequence[Goal]) -> Land:
         return Land(self.sections, self.mountains, tuple(goals))
-
-
-def _connected(cells: Sequence[Cell]) -> bool:
-    todo, seen = [cells[0]], {cells[0]}
-    members = set(cells)
-    while todo:
-        for n in neighbours(todo.pop()):
-            if n in members and n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return len(seen) == len(members)
 
 
 def _article(dino: Dino) -> str:
@@ -319,7 +288,7 @@ def check_section(section: Section) -> str | None:
             return f"only dino sections hold dinos, this is {section.kind}"
         if section.egg and section.kind is not Kind.NEST:
             return "only a nest holds an egg token"
-    if not _connected(section.cells):
+    if not _is_one_piece(section.cells):
         return "the cells of a section are connected side by side"
     return None
 
@@ -374,92 +343,6 @@ def build_land(
             )
         edges.add(edge(a, b))
     return Land(tuple(sections), frozenset(edges), tuple(goals))
-
-
-KIND_NAMES = {str(k): k for k in Kind}
-DINO_NAMES = {str(d): d for d in Dino}
-
-
-def cell_from_value(value: object, path: str) -> Cell:
-    items = data.lst(value, path)
-    if len(items) != 2:
-        raise data.fail(path, f"a cell is [x, y], got {len(items)} numbers")
-    return (data.integer(items[0], data.at(path, 0)), data.integer(items[1], data.at(path, 1)))
-
-
-def section_from_dict(value: object, path: str) -> Section:
-    raw = data.obj(value, path, required=("id", "kind", "cells"), optional=("dino", "count", "egg"))
-    sid = data.name(raw["id"], data.at(path, "id"), "section id")
-    kind = data.choice(raw["kind"], data.at(path, "kind"), KIND_NAMES, "kind")
-    cells = tuple(
-        cell_from_value(c, data.at(data.at(path, "cells"), i))
-        for i, c in enumerate(data.lst(raw["cells"], data.at(path, "cells")))
-    )
-    if kind is not Kind.DINO:
-        for key in ("dino", "count"):
-            if key in raw:
-                raise data.fail(data.at(path, key), f"only dino sections have {key!r}")
-    elif "dino" not in raw:
-        raise data.fail(path, "missing key 'dino' (a dino section names its dino)")
-    if "egg" in raw and kind is not Kind.NEST:
-        raise data.fail(data.at(path, "egg"), "only a nest holds an egg token")
-    dino = (
-        data.choice(raw["dino"], data.at(path, "dino"), DINO_NAMES, "dino")
-        if "dino" in raw
-        else None
-    )
-    count = data.integer(raw.get("count", 1), data.at(path, "count"), 1)
-    egg = data.boolean(raw.get("egg", False), data.at(path, "egg"))
-    return Section(sid, kind, cells, dino, count, egg)
-
-
-def land_from_dict(value: object, path: str = data.ROOT) -> Land:
-    """Read the "Chomp land" JSON of formats.md; errors name the JSON path."""
-    raw = data.obj(value, path, required=("sections",), optional=("mountains", "goals"))
-    spath = data.at(path, "sections")
-    sections = [
-        section_from_dict(s, data.at(spath, i))
-        for i, s in enumerate(data.lst(raw["sections"], spath))
-    ]
-    mpath = data.at(path, "mountains")
-    mountains = []
-    for j, item in enumerate(data.lst(raw.get("mountains", []), mpath)):
-        here = data.at(mpath, j)
-        pair = data.lst(item, here)
-        if len(pair) != 2:
-            raise data.fail(
-                here, f"a mountain is a pair of cells [[x, y], [x, y]], got {len(pair)}"
-            )
-        mountains.append(
-            (cell_from_value(pair[0], data.at(here, 0)), cell_from_value(pair[1], data.at(here, 1)))
-        )
-    goals = goals_from_list(raw.get("goals", []), data.at(path, "goals"))
-    return build_land(
-        sections,
-        mountains,
-        goals,
-        lambda i: data.at(spath, i),
-        lambda j: data.at(mpath, j),
-    )
-
-
-def land_to_dict(land: Land) -> dict[str, Any]:
-    """The land in the formats.md JSON shape (reads back with :func:`land_from_dict`)."""
-    sections = []
-    for s in land.sections:
-        item: dict[str, Any] = {"id": s.id, "kind": str(s.kind)}
-        if s.dino is not None:
-            item["dino"] = str(s.dino)
-            item["count"] = s.count
-        if s.kind is Kind.NEST:
-            item["egg"] = s.egg
-        item["cells"] = [list(c) for c in s.cells]
-        sections.append(item)
-    return {
-        "sections": sections,
-        "mountains": [[list(a), list(b)] for a, b in sorted(land.mountains)],
-        "goals": [g.to_dict() for g in land.goals],
-    }
 
 
 # --------------------------------------------------------------------------------------
@@ -667,16 +550,11 @@ def _kinds(bits: int, cache: dict[int, frozenset[Kind]]) -> frozenset[Kind]:
     return cache[bits]
 
 
-def score(land: Land) -> Score:
-    """Feed the herds in D4's order and add up the points of D5 and the goals.
-
-    Linear in the cells: one pass over them joins same-type dinos into herds and lists
-    the other contacts; what each herd touches is then a bit set of kinds plus a set of
-    neighbouring herds.
-    """
-    sections = land.sections
-    groups, herd_of, contacts = _herds(land)
-    bit = [_KIND_BIT[s.kind] for s in sections]
+def _contacts(
+    land: Land, groups: list[list[int]], herd_of: list[int], contacts: list[tuple[int, int]]
+) -> tuple[list[int], list[set[int]]]:
+    """What each herd touches: a bit set of feature kinds, and the neighbouring herds."""
+    bit = [_KIND_BIT[s.kind] for s in land.sections]
     touches = [0] * len(groups)
     next_to: list[set[int]] = [set() for _ in groups]
     for i, j in contacts:
@@ -689,21 +567,27 @@ def score(land: Land) -> Score:
                 next_to[hj].add(hi)
         else:
             touches[hj] |= bit[i]
+    return touches, next_to
 
-    dinos_of: list[Dino] = []
-    for members in groups:
-        d = sections[members[0]].dino
-        assert d is not None
-        dinos_of.append(d)
+
+class _Fed(NamedTuple):
+    why: list[Why]
+    ate: list[list[int]]
+    eaten_by: list[list[int]]
+
+
+def _feed(dinos_of: list[Dino], touches: list[int], next_to: list[set[int]]) -> _Fed:
+    """D4's three steps over the herds: tar pits, then carnivores, then herbivores."""
+    herds = range(len(dinos_of))
     carnivore = [_CARNIVORE[d] for d in dinos_of]
     size = [_SIZE_VALUE[d] for d in dinos_of]
     why: list[Why | None] = [Why.TAR_PIT if t & _TAR else None for t in touches]  # step 1
     # Step 2: carnivores. Meat first; otherwise eat every adjacent herbivore herd that the
     # tar pits left, of the same size or smaller. Several may eat the same herd, so the
     # order carnivores are taken in does not matter.
-    ate: list[list[int]] = [[] for _ in groups]
-    eaten_by: list[list[int]] = [[] for _ in groups]
-    for h in range(len(groups)):
+    ate: list[list[int]] = [[] for _ in herds]
+    eaten_by: list[list[int]] = [[] for _ in herds]
+    for h in herds:
         if why[h] is not None or not carnivore[h]:
             continue
         if touches[h] & _MEAT:
@@ -714,22 +598,40 @@ def score(land: Land) -> Score:
                 ate[h].append(prey)
                 eaten_by[prey].append(h)
         why[h] = Why.ATE if ate[h] else Why.STARVED
-    for h in range(len(groups)):
+    for h in herds:
         if eaten_by[h]:
             why[h] = Why.EATEN
     # Step 3: the herbivores left eat plants or die.
-    for h in range(len(groups)):
-        if why[h] is None:
-            why[h] = Why.PLANTS if touches[h] & _PLANTS else Why.NO_PLANTS
+    settled = [
+        w if w is not None else Why.PLANTS if touches[h] & _PLANTS else Why.NO_PLANTS
+        for h, w in enumerate(why)
+    ]
+    return _Fed(settled, ate, eaten_by)
 
+
+def score(land: Land) -> Score:
+    """Feed the herds in D4's order and add up the points of D5 and the goals.
+
+    Linear in the cells: one pass over them joins same-type dinos into herds and lists
+    the other contacts; what each herd touches is then a bit set of kinds plus a set of
+    neighbouring herds.
+    """
+    sections = land.sections
+    groups, herd_of, contacts = _herds(land)
+    touches, next_to = _contacts(land, groups, herd_of, contacts)
+    dinos_of: list[Dino] = []
+    for members in groups:
+        d = sections[members[0]].dino
+        assert d is not None
+        dinos_of.append(d)
+    fed = _feed(dinos_of, touches, next_to)
     cache: dict[int, frozenset[Kind]] = {}
     features = ~_KIND_BIT[Kind.DINO]
     alive_why = ALIVE
     herds = []
     biggest = 0
     for h, members in enumerate(groups):
-        reason = why[h]
-        assert reason is not None
+        reason = fed.why[h]
         if len(members) == 1:  # most herds: a plain path, no generators
             only = sections[members[0]]
             names: tuple[str, ...] = (only.id,)
@@ -748,14 +650,19 @@ def score(land: Land) -> Score:
                 count,
                 alive,
                 reason,
-                count * size[h] if alive else 0,
-                tuple(ate[h]),
-                tuple(eaten_by[h]),
+                count * _SIZE_VALUE[dinos_of[h]] if alive else 0,
+                tuple(fed.ate[h]),
+                tuple(fed.eaten_by[h]),
                 _kinds(touches[h] & features, cache),
                 tuple(sorted(near)) if near else (),
             )
         )
-    eggs = sum([1 for s in sections if s.egg and s.kind is Kind.NEST])
+    return _total(land, herds, biggest)
+
+
+def _total(land: Land, herds: list[Herd], biggest: int) -> Score:
+    """D5: dinos, eggs on visible nests and goals, added up."""
+    eggs = sum([1 for s in land.sections if s.egg and s.kind is Kind.NEST])
     dino_points = sum([h.points for h in herds])
     goal_scores = tuple(_goal_score(g, herds, eggs) for g in land.goals)
     goal_points = sum(g.points for g in goal_scores)
@@ -770,138 +677,6 @@ def score(land: Land) -> Score:
         dino_points + egg_points + goal_points,
         biggest,
     )
-
-
-# --------------------------------------------------------------------------------------
-# Explanations a ten-year-old follows
-# --------------------------------------------------------------------------------------
-
-
-def _ids(ids: Sequence[str], most: int = 4) -> str:
-    if len(ids) <= most:
-        return ", ".join(ids)
-    return f"{', '.join(ids[:most])} and {len(ids) - most} more"
-
-
-def herd_words(herd: Herd) -> str:
-    """``the 3 large herbivores at I1, I2, I3`` (``the medium carnivore at C1``)."""
-    what = herd.dino.words(herd.dinos)
-    if herd.dinos == 1:
-        what = what.removeprefix("1 ")
-    return f"the {what} at {_ids(herd.sections)}"
-
-
-def _join(items: Sequence[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _points(herd: Herd) -> str:
-    size = herd.dino.size.value
-    if herd.dinos == 1:
-        return f"{herd.points} point{'s' if herd.points != 1 else ''}"
-    return f"{herd.dinos} dinos x {size} = {herd.points} points"
-
-
-class _Lookup:
-    """Cell and id indexes of a land, built once however many herds are explained."""
-
-    def __init__(self, land: Land) -> None:
-        self.where = land.cell_index()
-        self.by_id = {s.id: s for s in land.sections}
-
-
-def _behind_mountains(land: Land, herd: Herd, look: _Lookup) -> tuple[list[str], bool]:
-    """What a mountain range hides from a herd: plants beyond it, and whether a herd of
-    the same dinos lies beyond it (so they are not one herd)."""
-    where, by_id = look.where, look.by_id
-    mine = set(herd.sections)
-    plants: list[str] = []
-    same = False
-    for sid in herd.sections:
-        for cell in by_id[sid].cells:
-            for other in neighbours(cell):
-                j = where.get(other)
-                if j is None or edge(cell, other) not in land.mountains:
-                    continue
-                beyond = land.sections[j]
-                if beyond.id in mine:
-                    continue
-                if beyond.kind is Kind.PLANTS and beyond.id not in plants:
-                    plants.append(beyond.id)
-                if beyond.dino is herd.dino:
-                    same = True
-    return plants, same
-
-
-def explain_all(land: Land, result: Score) -> list[str]:
-    """:func:`explain` for every herd, with the land's indexes built once."""
-    look = _Lookup(land) if land.mountains else None
-    return [explain(land, result, i, look) for i in range(len(result.herds))]
-
-
-def explain(land: Land, result: Score, index: int, look: _Lookup | None = None) -> str:
-    """Why one herd lived or died, in short plain sentences."""
-    herd = result.herds[index]
-    herds = result.herds
-    who = herd_words(herd)
-    who = who[0].upper() + who[1:]
-    one = herd.dinos == 1
-    they, be, have = ("it", "is", "has") if one else ("they", "are", "have")
-    them = "it" if one else "them"
-    if herd.why is Why.TAR_PIT:
-        return f"{who} {be} next to a tar pit. {they.capitalize()} got stuck. Extinct!"
-    if herd.why is Why.MEAT:
-        return (
-            f"{who} {be} next to meat, so {they} ate the meat and hunted nobody. "
-            f"Alive: {_points(herd)}."
-        )
-    if herd.why is Why.ATE:
-        prey = _join([herd_words(herds[p]) for p in herd.ate])
-        return f"{who} had no meat, so {they} ate {prey}. Alive: {_points(herd)}."
-    if herd.why is Why.EATEN:
-        eaters = _join([herd_words(herds[p]) for p in herd.eaten_by])
-        extra = ""
-        if Kind.PLANTS in herd.near:
-            extra = f" The plants next to {them} did not help: carnivores eat first."
-        return f"{who} got eaten by {eaters}, who had no meat. Extinct!{extra}"
-    if herd.why is Why.STARVED:
-        notes = []
-        for other in herd.next_to:
-            o = herds[other]
-            if o.dino.diet is Diet.HERBIVORE:
-                if o.dino.size > herd.dino.size:
-                    notes.append(f"{herd_words(o)} {'is' if o.dinos == 1 else 'are'} too big")
-                elif o.why is Why.TAR_PIT:
-                    notes.append(f"{herd_words(o)} got stuck in a tar pit first")
-        extra = f" ({'; '.join(notes)})" if notes else ""
-        return (
-            f"{who} had no meat and no herbivores small enough to eat next to {them}{extra}. "
-            "Extinct!"
-        )
-    spared = []
-    for other in herd.next_to:
-        o = herds[other]
-        if o.dino.diet is Diet.CARNIVORE and o.dino.size >= herd.dino.size:
-            if o.why is Why.TAR_PIT:
-                spared.append(f"{herd_words(o)} next to {them} got stuck in a tar pit first")
-            elif o.why is Why.MEAT:
-                spared.append(f"{herd_words(o)} next to {them} ate meat instead")
-    spare = "".join(f" {s[0].upper()}{s[1:]}." for s in spared)
-    if herd.why is Why.PLANTS:
-        return f"{who} {be} next to plants, so {they} ate.{spare} Alive: {_points(herd)}."
-    plants: list[str] = []
-    same = False
-    if land.mountains:
-        plants, same = _behind_mountains(land, herd, look or _Lookup(land))
-    walls = ""
-    if plants:
-        walls += f" A mountain range keeps {them} away from the plants at {_ids(plants)}."
-    if same:
-        kin = herd.dino.words(2).removeprefix("2 ")
-        walls += f" A mountain range keeps {them} apart from the other {kin}: not one herd."
-    return f"{who} {have} no plants next to {them}.{spare}{walls} Extinct!"
 
 
 # --------------------------------------------------------------------------------------
@@ -976,94 +751,5 @@ def rank(scores: Mapping[str, Score]) -> GameResult:
     return GameResult(tuple(standings))
 
 
-LandReader = Callable[[object, str], Land]
-
-
-def game_from_dict(value: object, read_land: LandReader) -> dict[str, Land]:
-    """Read a game file: each player's land (through ``read_land``) with her goals.
-
-    ``read_land(value, path)`` turns the ``land`` entry into a :class:`Land`; the caller
-    decides what a string means (a file) so this module stays free of I/O.
-    """
-    raw = data.obj(value, data.ROOT, required=("players",))
-    players = data.mapping(raw["players"], "players")
-    if not players:
-        raise data.fail("players", "a game has at least one player")
-    lands = {}
-    for player, entry in players.items():
-        here = data.at("players", data.name(player, data.at("players", player), "player"))
-        fields = data.obj(entry, here, required=("land",), optional=("goals",))
-        land = read_land(fields["land"], data.at(here, "land"))
-        if "goals" in fields:
-            goals = goals_from_list(fields["goals"], data.at(here, "goals"))
-            if land.goals and goals:
-                raise data.fail(
-                    data.at(here, "goals"), "goals are given twice: in the land and here"
-                )
-            land = land.with_goals(goals)
-        lands[player] = land
-    return lands
-
-
 def score_game(lands: Mapping[str, Land]) -> GameResult:
     return rank({p: score(land) for p, land in lands.items()})
-
-
-# --------------------------------------------------------------------------------------
-# Random lands, for property tests and the benchmark
-# --------------------------------------------------------------------------------------
-
-_FEATURES = (Kind.PLANTS, Kind.TAR_PIT, Kind.MEAT, Kind.NEST, Kind.LAND, Kind.EGG)
-
-
-def random_land(
-    rng: random.Random,
-    width: int,
-    height: int,
-    empty: float = 0.0,
-    mountains: float = 0.1,
-    dinos: float = 0.55,
-) -> Land:
-    """A valid land filling a ``width`` x ``height`` grid (some places left empty).
-
-    Sections are one cell, large dinos two, and some features two side by side; about
-    ``mountains`` of the edges between different sections carry a mountain.
-    """
-    taken: set[Cell] = set()
-    sections: list[Section] = []
-    for y in range(height):
-        for x in range(width):
-            if (x, y) in taken:
-                continue
-            if rng.random() < empty:
-                taken.add((x, y))
-                continue
-            cells: list[Cell] = [(x, y)]
-            partner = rng.choice([(x + 1, y), (x, y + 1)])
-            partner_ok = partner not in taken and partner[0] < width and partner[1] < height
-            sid = f"s{len(sections)}"
-            if rng.random() < dinos:
-                dino = rng.choice(list(Dino))
-                if dino.size is Size.LARGE:
-                    if not partner_ok:
-                        dino = rng.choice([d for d in Dino if d.size is not Size.LARGE])
-                    else:
-                        cells.append(partner)
-                count = rng.choice((1, 1, 1, 2, 3)) if dino.size is Size.SMALL else 1
-                section = Section(sid, Kind.DINO, tuple(cells), dino, count)
-            else:
-                kind = rng.choice(_FEATURES)
-                if partner_ok and rng.random() < 0.3:
-                    cells.append(partner)
-                egg = kind is Kind.NEST and rng.random() < 0.5
-                section = Section(sid, kind, tuple(cells), egg=egg)
-            taken.update(cells)
-            sections.append(section)
-    owner = {c: i for i, s in enumerate(sections) for c in s.cells}
-    walls = []
-    for (x, y), i in owner.items():
-        for other in ((x + 1, y), (x, y + 1)):
-            j = owner.get(other)
-            if j is not None and j != i and rng.random() < mountains:
-                walls.append(((x, y), other))
-    return build_land(sections, walls)

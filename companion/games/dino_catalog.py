@@ -13,7 +13,7 @@ Pure: catalogs and logs arrive as parsed JSON; reading files is the caller's job
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from companion import data
@@ -27,12 +27,10 @@ from companion.games.dino import (
     Section,
     Size,
     build_land,
-    cell_from_value,
     edge,
-    goals_from_list,
     neighbours,
+    pieces,
 )
-from companion.games.dino_text import scan_grid
 
 CARD_QUARTERS = ((0, 0), (1, 0), (0, 1), (1, 1))  # top-left, top-right, bottom-left, bottom-right
 ROTATIONS = (0, 90, 180, 270)  # degrees clockwise
@@ -70,58 +68,6 @@ class Catalog:
     note: str | None = None
 
 
-def card_from_dict(value: object, path: str, card_id: str) -> Card:
-    """Read one card: ``{"land": [two grid lines, with optional edge lines], "egg_icon"}``."""
-    raw = data.obj(value, path, required=("land",), optional=("egg_icon",))
-    lpath = data.at(path, "land")
-    lines = []
-    for i, line in enumerate(data.lst(raw["land"], lpath)):
-        if not isinstance(line, str):
-            raise data.fail(data.at(lpath, i), "expected a line of the grid as a string")
-        lines.append(line)
-
-    def place(line: int, col: int) -> str:
-        return f"{data.at(lpath, line - 1)} column {col}"
-
-    grid = scan_grid("\n".join(lines), place)
-    if grid.rows != 2 or sorted(grid.tokens) != sorted(CARD_QUARTERS):
-        raise data.fail(lpath, "a card's land side is 2 rows of 2 quarters")
-    for token in grid.tokens.values():
-        where = place(token.line, token.col)
-        if token.content is None:
-            raise InputError(where, "a card has no empty quarter")
-        if token.content.kind is Kind.NEST and token.content.egg:
-            raise InputError(
-                where, "egg tokens are not printed on cards: write a nest as N (eggs go in the log)"
-            )
-    land = grid.to_land(place)
-    for section, (line, col) in zip(land.sections, grid.section_places, strict=True):
-        if section.dino is not None and section.dino.size is not Size.LARGE:
-            if len(section.cells) != 1:
-                raise InputError(
-                    place(line, col),
-                    "a small or medium dino section is one quarter "
-                    "(write several dinos as a count, e.g. sh2)",
-                )
-    icon = any(s.kind is Kind.EGG for s in land.sections)
-    if "egg_icon" in raw:
-        icon = data.boolean(raw["egg_icon"], data.at(path, "egg_icon")) or icon
-    return Card(card_id, land.sections, land.mountains, icon)
-
-
-def catalog_from_dict(value: object, path: str = data.ROOT) -> Catalog:
-    raw = data.obj(value, path, required=("cards",), optional=("note",))
-    note = data.name(raw["note"], data.at(path, "note"), "note") if "note" in raw else None
-    cpath = data.at(path, "cards")
-    cards = {}
-    for card_id, body in data.mapping(raw["cards"], cpath).items():
-        here = data.at(cpath, data.name(card_id, data.at(cpath, card_id), "card id"))
-        cards[card_id] = card_from_dict(body, here, card_id)
-    if not cards:
-        raise data.fail(cpath, "a catalog has at least one card")
-    return Catalog(cards, note)
-
-
 # --------------------------------------------------------------------------------------
 # Placements (D6)
 # --------------------------------------------------------------------------------------
@@ -146,26 +92,6 @@ class Placement:
         if self.egg_on is not None:
             out["egg_on"] = list(self.egg_on)
         return out
-
-
-def placement_from_dict(value: object, path: str) -> Placement:
-    raw = data.obj(value, path, required=("card", "x", "y"), optional=("rotation", "egg_on"))
-    rotation = data.integer(raw.get("rotation", 0), data.at(path, "rotation"))
-    if rotation not in ROTATIONS:
-        raise data.fail(
-            data.at(path, "rotation"),
-            f"rotation is 0, 90, 180 or 270 (degrees clockwise), got {rotation}",
-        )
-    egg_on = None
-    if raw.get("egg_on") is not None:
-        egg_on = cell_from_value(raw["egg_on"], data.at(path, "egg_on"))
-    return Placement(
-        data.name(raw["card"], data.at(path, "card"), "card id"),
-        data.integer(raw["x"], data.at(path, "x")),
-        data.integer(raw["y"], data.at(path, "y")),
-        rotation,
-        egg_on,
-    )
 
 
 def turn(point: Cell, rotation: int) -> Cell:
@@ -213,25 +139,113 @@ def _section_id(card: str, local: str) -> str:
     return f"{card}:{local}"
 
 
-def _pieces(cells: set[Cell]) -> list[list[Cell]]:
-    """The connected pieces of what is left of a partly covered section, reading order."""
-    left = sorted(cells, key=lambda c: (c[1], c[0]))
-    pieces = []
-    seen: set[Cell] = set()
-    for start in left:
-        if start in seen:
-            continue
-        piece, todo = [], [start]
-        seen.add(start)
-        while todo:
-            cell = todo.pop()
-            piece.append(cell)
-            for n in neighbours(cell):
-                if n in cells and n not in seen:
-                    seen.add(n)
-                    todo.append(n)
-        pieces.append(sorted(piece, key=lambda c: (c[1], c[0])))
-    return pieces
+@dataclass(slots=True)
+class _Laid:
+    """The cards laid so far (D6): what shows on each cell, the mountains, the eggs."""
+
+    cards: list[Card] = field(default_factory=list)
+    visible: dict[Cell, Ref] = field(default_factory=dict)
+    cells_of: dict[Ref, set[Cell]] = field(default_factory=dict)
+    walls: list[frozenset[Edge]] = field(default_factory=list)
+    eggs: dict[Ref, Cell] = field(default_factory=dict)  # nest -> the cell its egg lies on
+    events: list[EggEvent] = field(default_factory=list)
+    placed: dict[str, int] = field(default_factory=dict)
+
+    def sid(self, ref: Ref) -> str:
+        card = self.cards[ref[0]]
+        return _section_id(card.id, card.sections[ref[1]].id)
+
+    def check(self, pl: Placement, here: str, where: Callable[[int], str]) -> None:
+        """Refuse a card already down, one off the land, one over half a large dino."""
+        said = f"card {pl.card!r} at ({pl.x}, {pl.y})"
+        if pl.card in self.placed:
+            raise InputError(
+                data.at(here, "card"),
+                f"card {pl.card!r} is already in the land ({where(self.placed[pl.card])})",
+            )
+        covered = [(pl.x + dx, pl.y + dy) for dx, dy in CARD_QUARTERS]
+        visible = self.visible
+        if visible and not any(
+            c in visible or any(n in visible for n in neighbours(c)) for c in covered
+        ):
+            raise InputError(
+                here,
+                f"{said} neither overlaps nor touches the land (D6: a card goes on or "
+                "next to the land; diagonal does not count)",
+            )
+        for c in covered:
+            ref = visible.get(c)
+            if ref is None:
+                continue
+            under = self.cards[ref[0]].sections[ref[1]]
+            if under.dino is not None and under.dino.size is Size.LARGE:
+                if not self.cells_of[ref] <= set(covered):
+                    raise InputError(
+                        here,
+                        f"{said} would cover half of the {under.dino.value.replace('_', ' ')} "
+                        f"of card {self.cards[ref[0]].id!r} (D6: a large dino is covered whole "
+                        "or not at all)",
+                    )
+
+    def lay(self, pl: Placement, card: Card, i: int) -> None:
+        """Put the card on top: what it covers is hidden, a covered nest loses its egg."""
+        for c in [(pl.x + dx, pl.y + dy) for dx, dy in CARD_QUARTERS]:
+            ref = self.visible.pop(c, None)
+            if ref is None:
+                continue
+            self.cells_of[ref].discard(c)
+            if ref in self.eggs:
+                del self.eggs[ref]
+                self.events.append(EggEvent(i, self.sid(ref), c, False))
+        self.cards.append(card)
+        self.placed[pl.card] = i
+        for k, section in enumerate(card.sections):
+            spots = {pl.at(c) for c in section.cells}
+            self.cells_of[(i, k)] = spots
+            for c in spots:
+                self.visible[c] = (i, k)
+        self.walls.append(frozenset(edge(pl.at(a), pl.at(b)) for a, b in card.mountains))
+
+    def egg(self, pl: Placement, card: Card, i: int, here: str) -> None:
+        """The egg token a card with an egg icon puts on a visible empty nest."""
+        if pl.egg_on is None:
+            return
+        epath = data.at(here, "egg_on")
+        if not card.egg_icon:
+            raise InputError(
+                epath, f"card {pl.card!r} shows no egg icon, so no egg token goes down"
+            )
+        ref = self.visible.get(pl.egg_on)
+        ex, ey = pl.egg_on
+        if ref is None or self.cards[ref[0]].sections[ref[1]].kind is not Kind.NEST:
+            raise InputError(epath, f"[{ex}, {ey}] is not a visible nest")
+        if ref in self.eggs:
+            raise InputError(epath, f"the nest at [{ex}, {ey}] already holds an egg token")
+        self.eggs[ref] = pl.egg_on
+        self.events.append(EggEvent(i, self.sid(ref), pl.egg_on, True))
+
+    def land(self, goals: Sequence[Goal]) -> Land:
+        """The visible land: each section's pieces that still show, the mountains on top."""
+        sections = []
+        for ref in sorted(self.cells_of):
+            left = self.cells_of[ref]
+            if not left:
+                continue
+            base = self.cards[ref[0]].sections[ref[1]]
+            for n, piece in enumerate(pieces(left)):
+                name = self.sid(ref) if n == 0 else f"{self.sid(ref)}~{n + 1}"
+                egg = self.eggs.get(ref) in piece
+                sections.append(Section(name, base.kind, tuple(piece), base.dino, base.count, egg))
+        top = {cell: ref[0] for cell, ref in self.visible.items()}
+        mountains = sorted(
+            {
+                e
+                for p, edges in enumerate(self.walls)
+                for e in edges
+                if top.get(e[0]) == p or top.get(e[1]) == p
+            }
+        )
+        return build_land(sections, mountains, goals)
 
 
 def replay(
@@ -247,123 +261,13 @@ def replay(
     even in part, loses its egg token.  An edge shows a mountain when a card that is on
     top on either side of it shows one there.
     """
-    cards: list[Card] = []
-    visible: dict[Cell, Ref] = {}
-    cells_of: dict[Ref, set[Cell]] = {}
-    walls: list[frozenset[Edge]] = []
-    eggs: dict[Ref, Cell] = {}  # nest -> the cell its egg token lies on
-    events: list[EggEvent] = []
-    placed: dict[str, int] = {}
-
-    def sid(ref: Ref) -> str:
-        card = cards[ref[0]]
-        return _section_id(card.id, card.sections[ref[1]].id)
-
+    laid = _Laid()
     for i, pl in enumerate(placements):
         here = where(i)
         card = catalog.cards.get(pl.card)
         if card is None:
             raise InputError(data.at(here, "card"), f"unknown card {pl.card!r}: not in the catalog")
-        said = f"card {pl.card!r} at ({pl.x}, {pl.y})"
-        if pl.card in placed:
-            raise InputError(
-                data.at(here, "card"),
-                f"card {pl.card!r} is already in the land ({where(placed[pl.card])})",
-            )
-        covered = [(pl.x + dx, pl.y + dy) for dx, dy in CARD_QUARTERS]
-        if visible and not any(
-            c in visible or any(n in visible for n in neighbours(c)) for c in covered
-        ):
-            raise InputError(
-                here,
-                f"{said} neither overlaps nor touches the land (D6: a card goes on or "
-                "next to the land; diagonal does not count)",
-            )
-        for c in covered:
-            ref = visible.get(c)
-            if ref is None:
-                continue
-            under = cards[ref[0]].sections[ref[1]]
-            if under.dino is not None and under.dino.size is Size.LARGE:
-                if not cells_of[ref] <= set(covered):
-                    raise InputError(
-                        here,
-                        f"{said} would cover half of the {under.dino.value.replace('_', ' ')} "
-                        f"of card {cards[ref[0]].id!r} (D6: a large dino is covered whole "
-                        "or not at all)",
-                    )
-        for c in covered:
-            ref = visible.pop(c, None)
-            if ref is None:
-                continue
-            cells_of[ref].discard(c)
-            if ref in eggs:
-                del eggs[ref]
-                events.append(EggEvent(i, sid(ref), c, False))
-        cards.append(card)
-        placed[pl.card] = i
-        for k, section in enumerate(card.sections):
-            spots = {pl.at(c) for c in section.cells}
-            cells_of[(i, k)] = spots
-            for c in spots:
-                visible[c] = (i, k)
-        walls.append(frozenset(edge(pl.at(a), pl.at(b)) for a, b in card.mountains))
-        if pl.egg_on is not None:
-            epath = data.at(here, "egg_on")
-            if not card.egg_icon:
-                raise InputError(
-                    epath, f"card {pl.card!r} shows no egg icon, so no egg token goes down"
-                )
-            ref = visible.get(pl.egg_on)
-            ex, ey = pl.egg_on
-            if ref is None or cards[ref[0]].sections[ref[1]].kind is not Kind.NEST:
-                raise InputError(epath, f"[{ex}, {ey}] is not a visible nest")
-            if ref in eggs:
-                raise InputError(epath, f"the nest at [{ex}, {ey}] already holds an egg token")
-            eggs[ref] = pl.egg_on
-            events.append(EggEvent(i, sid(ref), pl.egg_on, True))
-
-    sections = []
-    for ref in sorted(cells_of):
-        left = cells_of[ref]
-        if not left:
-            continue
-        base = cards[ref[0]].sections[ref[1]]
-        for n, piece in enumerate(_pieces(left)):
-            name = sid(ref) if n == 0 else f"{sid(ref)}~{n + 1}"
-            sections.append(
-                Section(
-                    name, base.kind, tuple(piece), base.dino, base.count, eggs.get(ref) in piece
-                )
-            )
-    top = {cell: ref[0] for cell, ref in visible.items()}
-    mountains = sorted(
-        {
-            e
-            for p, edges in enumerate(walls)
-            for e in edges
-            if top.get(e[0]) == p or top.get(e[1]) == p
-        }
-    )
-    land = build_land(sections, mountains, goals)
-    return Replay(land, tuple(placements), tuple(events))
-
-
-CatalogReader = Callable[[object, str], Catalog]
-
-
-def log_from_dict(value: object, read_catalog: CatalogReader, path: str = data.ROOT) -> Replay:
-    """Read a placement log and replay it.
-
-    ``read_catalog(value, path)`` turns the ``catalog`` entry (a file name, or the catalog
-    itself) into a :class:`Catalog`.
-    """
-    raw = data.obj(value, path, required=("catalog", "placements"), optional=("goals",))
-    catalog = read_catalog(raw["catalog"], data.at(path, "catalog"))
-    ppath = data.at(path, "placements")
-    items = data.lst(raw["placements"], ppath)
-    if not items:
-        raise data.fail(ppath, "a land has at least one card")
-    placements = [placement_from_dict(p, data.at(ppath, i)) for i, p in enumerate(items)]
-    goals = goals_from_list(raw.get("goals", []), data.at(path, "goals"))
-    return replay(catalog, placements, goals, lambda i: data.at(ppath, i))
+        laid.check(pl, here, where)
+        laid.lay(pl, card, i)
+        laid.egg(pl, card, i, here)
+    return Replay(laid.land(goals), tuple(placements), tuple(laid.events))

@@ -213,10 +213,10 @@ class Grid:
         )
 
 
-def scan_grid(text: str, place: Place = default_place) -> Grid:
-    """Read the grid's lines into cells, sections and mountains (checked as it goes)."""
+def _lines(text: str, place: Place) -> tuple[list[_Row], list[tuple[_EdgeLine, int]]]:
+    """The rows of cells, and the edge lines with the index of the first row below each."""
     rows: list[_Row] = []
-    edges: list[tuple[_EdgeLine, int]] = []  # (line, index of the first row below it)
+    edges: list[tuple[_EdgeLine, int]] = []
     last_was_edge = False
     for lineno, raw in enumerate(text.splitlines(), 1):
         body = raw.split("#", 1)[0].rstrip()
@@ -238,99 +238,122 @@ def scan_grid(text: str, place: Place = default_place) -> Grid:
         last_was_edge = False
     if not rows:
         raise InputError(place(1, 1), "no rows of cells: the grid is empty")
+    return rows, edges
 
-    tokens: dict[Cell, _Token] = {}
-    for y, row in enumerate(rows):
-        for x, token in enumerate(row.tokens):
-            tokens[(x, y)] = token
-    sets = _Sections()
-    for cell, token in tokens.items():
-        if token.content is not None:
-            sets.find(cell)
-    mountains: list[tuple[Cell, Cell]] = []
-    mountain_places: list[tuple[int, int]] = []
 
-    def join(a: Cell, b: Cell, line: int, col: int, mark: str) -> None:
-        ta, tb = tokens.get(a), tokens.get(b)
+class _Joins:
+    """Joins and mountains as the grid's marks give them, checked where they are written."""
+
+    def __init__(self, rows: list[_Row], place: Place) -> None:
+        self.rows = rows
+        self.place = place
+        self.tokens = {(x, y): t for y, row in enumerate(rows) for x, t in enumerate(row.tokens)}
+        self.sets = _Sections()
+        for cell, token in self.tokens.items():
+            if token.content is not None:
+                self.sets.find(cell)
+        self.mountains: list[tuple[Cell, Cell]] = []
+        self.mountain_places: list[tuple[int, int]] = []
+        self._spans: dict[int, dict[int, int]] = {}  # row -> column -> index of its token
+
+    def join(self, a: Cell, b: Cell, line: int, col: int, mark: str) -> None:
+        ta, tb = self.tokens.get(a), self.tokens.get(b)
         if ta is None or tb is None or ta.content is None or tb.content is None:
-            raise InputError(place(line, col), f"{mark!r} joins two cells, but one side is empty")
+            raise InputError(
+                self.place(line, col), f"{mark!r} joins two cells, but one side is empty"
+            )
         if ta.text != tb.text:
             raise InputError(
-                place(line, col),
+                self.place(line, col),
                 f"{mark!r} joins {ta.text!r} and {tb.text!r}: "
                 "the cells of one section show the same token",
             )
-        sets.union(a, b)
+        self.sets.union(a, b)
 
-    for y, row in enumerate(rows):
-        if row.left is not None:
-            mountains.append(((-1, y), (0, y)))
-            mountain_places.append((row.line, row.left))
-        for x, (mark, col) in enumerate(row.seps):
-            if mark == JOIN:
-                join((x, y), (x + 1, y), row.line, col, mark)
-            elif mark == MOUNTAIN:
-                mountains.append(((x, y), (x + 1, y)))
-                mountain_places.append((row.line, col))
-        if row.right is not None:
-            n = len(row.tokens)
-            mountains.append(((n - 1, y), (n, y)))
-            mountain_places.append((row.line, row.right))
+    def mountain(self, a: Cell, b: Cell, line: int, col: int) -> None:
+        self.mountains.append((a, b))
+        self.mountain_places.append((line, col))
 
-    spans: dict[int, dict[int, int]] = {}  # row -> column -> index of the token there
+    def across(self) -> None:
+        """The marks between the cells of each row, and on its outer edges."""
+        for y, row in enumerate(self.rows):
+            if row.left is not None:
+                self.mountain((-1, y), (0, y), row.line, row.left)
+            for x, (mark, col) in enumerate(row.seps):
+                if mark == JOIN:
+                    self.join((x, y), (x + 1, y), row.line, col, mark)
+                elif mark == MOUNTAIN:
+                    self.mountain((x, y), (x + 1, y), row.line, col)
+            if row.right is not None:
+                n = len(row.tokens)
+                self.mountain((n - 1, y), (n, y), row.line, row.right)
 
-    def token_at(y: int, col: int) -> int | None:
-        if not 0 <= y < len(rows):
+    def _token_at(self, y: int, col: int) -> int | None:
+        if not 0 <= y < len(self.rows):
             return None
-        if y not in spans:
-            spans[y] = {c: x for x, t in enumerate(rows[y].tokens) for c in range(t.col, t.end + 1)}
-        return spans[y].get(col)
+        if y not in self._spans:
+            tokens = self.rows[y].tokens
+            self._spans[y] = {c: x for x, t in enumerate(tokens) for c in range(t.col, t.end + 1)}
+        return self._spans[y].get(col)
 
-    for edge_line, below in edges:
+    def down(self, edge_line: _EdgeLine, below: int) -> None:
+        """The marks of one edge line, between the row above it and the row below."""
         above = below - 1
         seen: dict[int, str] = {}
         for col, mark in edge_line.marks:
-            column = token_at(above, col)
-            if column is None:
-                column = token_at(below, col)
-            if column is None:
+            x = self._token_at(above, col)
+            if x is None:
+                x = self._token_at(below, col)
+            if x is None:
                 raise InputError(
-                    place(edge_line.line, col), f"{mark!r} is not under or over a cell"
+                    self.place(edge_line.line, col), f"{mark!r} is not under or over a cell"
                 )
-            x = column
             if x in seen:
                 if seen[x] != mark:
-                    raise InputError(place(edge_line.line, col), "two different marks for one cell")
+                    raise InputError(
+                        self.place(edge_line.line, col), "two different marks for one cell"
+                    )
                 continue  # '---' under a wide token is one mark
             seen[x] = mark
-            a, b = (x, above), (x, below)
             if mark == JOIN_DOWN:
-                join(a, b, edge_line.line, col, mark)
+                self.join((x, above), (x, below), edge_line.line, col, mark)
             else:
-                mountains.append((a, b))
-                mountain_places.append((edge_line.line, col))
+                self.mountain((x, above), (x, below), edge_line.line, col)
 
-    groups: dict[Cell, list[Cell]] = {}
-    for cell in sorted(sets.parent, key=lambda c: (c[1], c[0])):
-        groups.setdefault(sets.find(cell), []).append(cell)
-    sections = []
-    places = []
-    for cells in groups.values():
-        first = tokens[cells[0]]
-        content = first.content
-        assert content is not None
-        sections.append(
-            Section(
-                cell_name(cells[0]),
-                content.kind,
-                tuple(cells),
-                content.dino,
-                content.count,
-                content.egg,
+    def sections(self) -> tuple[list[Section], list[tuple[int, int]]]:
+        """The joined cells as sections, named after their first cell, and where each is."""
+        groups: dict[Cell, list[Cell]] = {}
+        for cell in sorted(self.sets.parent, key=lambda c: (c[1], c[0])):
+            groups.setdefault(self.sets.find(cell), []).append(cell)
+        sections = []
+        places = []
+        for cells in groups.values():
+            first = self.tokens[cells[0]]
+            content = first.content
+            assert content is not None
+            sections.append(
+                Section(
+                    cell_name(cells[0]),
+                    content.kind,
+                    tuple(cells),
+                    content.dino,
+                    content.count,
+                    content.egg,
+                )
             )
-        )
-        places.append((first.line, first.col))
-    return Grid(tokens, len(rows), sections, places, mountains, mountain_places)
+            places.append((first.line, first.col))
+        return sections, places
+
+
+def scan_grid(text: str, place: Place = default_place) -> Grid:
+    """Read the grid's lines into cells, sections and mountains (checked as it goes)."""
+    rows, edges = _lines(text, place)
+    joins = _Joins(rows, place)
+    joins.across()
+    for edge_line, below in edges:
+        joins.down(edge_line, below)
+    sections, places = joins.sections()
+    return Grid(joins.tokens, len(rows), sections, places, joins.mountains, joins.mountain_places)
 
 
 def parse_grid(text: str, place: Place = default_place) -> Land:

@@ -5,6 +5,8 @@ quarter it is (:mod:`companion.scan.markers`, which also prints the sticker shee
 :mod:`companion.scan.reader` finds the markers in a photo, fits the quarter grid under
 perspective, turns them into cards placed with a rotation and builds the land through
 the catalog; a cell it cannot read is listed, never guessed.
+:mod:`companion.scan.land` builds the land from what was read (and ``--patch``), and
+:mod:`companion.scan.report` says what was read, as JSON and as lines.
 :mod:`companion.scan.synth` renders synthetic photos with their ground truth for the
 tests and :mod:`companion.scan.bench`.
 
@@ -37,4 +39,15 @@ def require_cv2() -> ModuleType:
     aruco = getattr(cv2, "aruco", None)
     if aruco is None or not hasattr(aruco, "ArucoDetector"):
         raise ScanUnavailable()
+    return cv2
+
+
+def require_scan() -> ModuleType:
+    """OpenCV with ArUco and Pillow (what reading, rendering and the sheet need), or
+    ScanUnavailable: one line saying how to get them."""
+    cv2 = require_cv2()
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        raise ScanUnavailable() from None
     return cv2

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.games.dino import Cell, Land
-from companion.scan.reader import Reading, ReadOptions, read_photo
+from companion.scan.grid import ReadOptions
+from companion.scan.reader import Reading, read_photo
 from companion.scan.synth import CellTruth, Photo, random_photo
 
 
@@ -30,7 +31,7 @@ def _turn_cell(cell: Cell, k: int) -> Cell:
 
 
 @dataclass(frozen=True, slots=True)
-class Score:
+class PhotoTally:
     """One photo against its truth."""
 
     visible: int  # cells of the land in the photo
@@ -71,7 +72,7 @@ def _moved_land(land: Land, k: int, shift: Cell) -> tuple[set[Any], set[Any]]:
     return sections, mountains
 
 
-def compare(photo: Photo, reading: Reading, land: Land | None = None) -> Score:
+def compare(photo: Photo, reading: Reading, land: Land | None = None) -> PhotoTally:
     """Count right, invented, unread and missed cells (and compare the land if given)."""
     truth = photo.cells
     k, shift = _align(reading, truth)
@@ -113,7 +114,7 @@ def compare(photo: Photo, reading: Reading, land: Land | None = None) -> Score:
     match = None
     if land is not None:
         match = _moved_land(photo.land, k, shift) == _moved_land(land, 0, (0, 0))
-    return Score(
+    return PhotoTally(
         len(truth),
         right,
         invented,
@@ -205,3 +206,40 @@ def bench_scan(
         "problems": worst,
         "goals": {"cell_accuracy": 0.995, "invented_cells": 0, "s_per_photo": 2.0},
     }
+
+
+def bench_lines(report: dict[str, Any]) -> list[str]:
+    """:func:`bench_scan`'s figures as the lines ``companion bench scan`` prints."""
+    lines: list[str] = []
+    lines.append(
+        f"photos: {report['photos']} at {report['megapixels']} MP "
+        f"({report['size'][0]} x {report['size'][1]})"
+    )
+    lines.append(
+        f"cells: {report['cells']} visible; read right {report['cell_accuracy']} (goal 0.995); "
+        f"invented {report['invented_cells']} (goal 0); asked {report['unread_cells']}; "
+        f"missed {report['missed_cells']}"
+    )
+    lines.append(
+        f"cells with a clear marker: {report['clear_cells']}, "
+        f"read right {report['clear_cell_accuracy']}"
+    )
+    bands = ", ".join(
+        f"{band} {v['read']}/{v['cells']}" for band, v in report["covered_cells_by_cover"].items()
+    )
+    lines.append(
+        f"markers partly covered: {report['covered_cells']}, read {report['covered_cells_read']} "
+        f"({bands})"
+    )
+    lines.append(f"asked about cells where no card shows: {report['asked_not_there']}")
+    lines.append(
+        "cells read by: " + ", ".join(f"{how} {n}" for how, n in report["cells_read_by"].items())
+    )
+    lines.append(
+        f"lands read whole: {report['complete_photos']}, "
+        f"the same as the truth: {report['complete_lands_right']}"
+    )
+    lines.append(
+        f"time: {report['s_per_photo']} s per photo (max {report['s_per_photo_max']}; goal 2 s)"
+    )
+    return lines

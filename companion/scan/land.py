@@ -24,12 +24,12 @@ Cells are named as in the text grid (``C2``: third column, second row) or as ``x
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from companion.errors import InputError
-from companion.games.dino import Cell, Kind, Land, Section, build_land, edge, neighbours
+from companion.games.dino import Cell, Kind, Land, Section, build_land, edge, pieces
 from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Catalog, turn
 from companion.games.dino_text import Content, cell_name, read_token
 
@@ -280,62 +280,42 @@ class Built:
         return self.land is not None and not self.unread and (self.eggs_answered or not self.nests)
 
 
-def _pieces(cells: Iterable[Cell]) -> list[list[Cell]]:
-    """Connected pieces, reading order (as the replay splits a partly covered section)."""
-    left = set(cells)
-    pieces = []
-    for start in sorted(left, key=lambda c: (c[1], c[0])):
-        if start not in left:
-            continue
-        piece, todo = [], [start]
-        left.discard(start)
-        while todo:
-            cell = todo.pop()
-            piece.append(cell)
-            for n in neighbours(cell):
-                if n in left:
-                    left.discard(n)
-                    todo.append(n)
-        pieces.append(sorted(piece, key=lambda c: (c[1], c[0])))
-    return pieces
+@dataclass(slots=True)
+class _Patched:
+    """The reading with the patch applied: what each cell shows, where each card lies,
+    the cells still open, and the cells the patch typed as plain content."""
 
+    shows: dict[Cell, tuple[str, int]]
+    places: dict[str, CardPlace]
+    open_cells: dict[Cell, Unread]
+    free: list[CellPatch] = field(default_factory=list)
 
-def build(
-    catalog: Catalog,
-    cells: Mapping[Cell, tuple[str, int]],
-    cards: Mapping[str, CardPlace],
-    unread: Mapping[Cell, Unread],
-    patch: Patch | None = None,
-) -> Built:
-    """The land from the read cells, the placed cards and the patch (see the module doc)."""
-    patch = patch or Patch()
-    shows: dict[Cell, tuple[str, int]] = dict(cells)
-    places = dict(cards)
-    open_cells = dict(unread)
-    free: list[CellPatch] = []
-    for card, where in patch.drop:
+    def drop(self, catalog: Catalog, card: str, where: str) -> None:
+        """``drop CARD``: forget a card the reading placed, and what only it explained."""
         if card not in catalog.cards:
             raise InputError(where, f"unknown card {card!r}: not in the catalog")
-        places.pop(card, None)
-        for cell in [c for c, (k, _) in shows.items() if k == card]:
-            del shows[cell]
-        for cell, why in list(open_cells.items()):
+        self.places.pop(card, None)
+        for cell in [c for c, (k, _) in self.shows.items() if k == card]:
+            del self.shows[cell]
+        for cell, why in list(self.open_cells.items()):
             if why.candidates and {k for k, _ in why.candidates} <= {card}:
-                del open_cells[cell]
-    for item in patch.items:
+                del self.open_cells[cell]
+
+    def answer(self, catalog: Catalog, item: CellPatch) -> None:
+        """One answer: a cell empty, typed as content, or a card's quarter."""
         for cell in item.cells:
-            shows.pop(cell, None)
-            open_cells.pop(cell, None)
+            self.shows.pop(cell, None)
+            self.open_cells.pop(cell, None)
         if item.empty:
-            continue
+            return
         if item.content is not None:
-            free.append(item)
-            continue
+            self.free.append(item)
+            return
         assert item.card is not None and item.quarter is not None
         cell = item.cells[0]
         if item.card not in catalog.cards:
             raise InputError(item.where, f"unknown card {item.card!r}: not in the catalog")
-        place = places.get(item.card)
+        place = self.places.get(item.card)
         if place is None:
             if item.rotation is None:
                 raise InputError(
@@ -344,8 +324,8 @@ def build(
                     f"{cell_label(cell)}={item.card}:{quarter_name(item.quarter)}@90",
                 )
             tx, ty = turn(CARD_QUARTERS[item.quarter], item.rotation)
-            places[item.card] = CardPlace(item.card, cell[0] - tx, cell[1] - ty, item.rotation)
-            place = places[item.card]
+            place = CardPlace(item.card, cell[0] - tx, cell[1] - ty, item.rotation)
+            self.places[item.card] = place
         elif item.rotation is not None and item.rotation != place.rotation:
             raise InputError(
                 item.where,
@@ -359,83 +339,113 @@ def build(
                 f"quarter {quarter_name(item.quarter)} of card {item.card!r} lies on {right}, "
                 f"not {cell_label(cell)} (as the card lies)",
             )
-        shows[cell] = (item.card, item.quarter)
-    for card_id, place in places.items():  # a card must sit where its cells say
-        for cell, (k, q) in shows.items():
-            if k == card_id and place.cell_of(q) != cell:
-                raise InputError(
-                    "patch", f"card {card_id!r} would lie in two places ({cell_label(cell)})"
-                )
+        self.shows[cell] = (item.card, item.quarter)
 
-    # What each cell shows, for the map printed while cells are missing.
-    view: dict[Cell, str] = {}
-    for cell, (k, q) in shows.items():
-        view[cell] = _token(catalog, k, q)
-    for item in free:
-        for cell in item.cells:
-            view[cell] = _content_token(item.content)
-    for cell in open_cells:
-        view[cell] = "?"
+    def check_places(self) -> None:
+        """A card must sit where its cells say."""
+        for card_id, place in self.places.items():
+            for cell, (k, q) in self.shows.items():
+                if k == card_id and place.cell_of(q) != cell:
+                    raise InputError(
+                        "patch", f"card {card_id!r} would lie in two places ({cell_label(cell)})"
+                    )
 
-    sections: list[Section] = []
-    section_cells: list[Cell] = []
-    by_card: dict[str, set[Cell]] = {}
-    for cell, (k, _) in shows.items():
-        by_card.setdefault(k, set()).add(cell)
-    egg_cells = {cell for cell, _ in patch.eggs}
-    egg_where = dict(patch.eggs)
-    for card_id in sorted(by_card, key=list(catalog.cards).index):
-        place = places[card_id]
-        mine = by_card[card_id]
-        for section in catalog.cards[card_id].sections:
-            spots = {place.at(c) for c in section.cells}
-            for n, piece in enumerate(_pieces(spots & mine)):
-                sid = f"{card_id}:{section.id}" if n == 0 else f"{card_id}:{section.id}~{n + 1}"
-                egg = section.kind is Kind.NEST and bool(egg_cells & set(piece))
-                sections.append(
-                    Section(sid, section.kind, tuple(piece), section.dino, section.count, egg)
-                )
-                section_cells.append(piece[0])
-    for item in free:
-        content = item.content
-        assert content is not None
-        piece = sorted(item.cells, key=lambda c: (c[1], c[0]))
-        egg = content.egg or (content.kind is Kind.NEST and bool(egg_cells & set(piece)))
-        sections.append(
-            Section(
-                cell_label(piece[0]), content.kind, tuple(piece), content.dino, content.count, egg
+    def view(self, catalog: Catalog) -> dict[Cell, str]:
+        """What each cell shows, for the map printed while cells are missing."""
+        view = {cell: _token(catalog, k, q) for cell, (k, q) in self.shows.items()}
+        for item in self.free:
+            for cell in item.cells:
+                view[cell] = _content_token(item.content)
+        for cell in self.open_cells:
+            view[cell] = "?"
+        return view
+
+    def by_card(self) -> dict[str, set[Cell]]:
+        cells: dict[str, set[Cell]] = {}
+        for cell, (k, _) in self.shows.items():
+            cells.setdefault(k, set()).add(cell)
+        return cells
+
+    def sections(self, catalog: Catalog, eggs: set[Cell]) -> tuple[list[Section], list[Cell]]:
+        """The sections that show (pieces of cards, then typed cells), and each one's first
+        cell (to name it in an error)."""
+        sections: list[Section] = []
+        first: list[Cell] = []
+        by_card = self.by_card()
+        for card_id in sorted(by_card, key=list(catalog.cards).index):
+            place = self.places[card_id]
+            for section in catalog.cards[card_id].sections:
+                spots = {place.at(c) for c in section.cells}
+                for n, piece in enumerate(pieces(spots & by_card[card_id])):
+                    sid = f"{card_id}:{section.id}" + (f"~{n + 1}" if n else "")
+                    egg = section.kind is Kind.NEST and bool(eggs & set(piece))
+                    sections.append(
+                        Section(sid, section.kind, tuple(piece), section.dino, section.count, egg)
+                    )
+                    first.append(piece[0])
+        for item in self.free:
+            content = item.content
+            assert content is not None
+            piece = sorted(item.cells, key=lambda c: (c[1], c[0]))
+            egg = content.egg or (content.kind is Kind.NEST and bool(eggs & set(piece)))
+            name = cell_label(piece[0])
+            sections.append(
+                Section(name, content.kind, tuple(piece), content.dino, content.count, egg)
             )
-        )
-        section_cells.append(piece[0])
+            first.append(piece[0])
+        return sections, first
+
+    def mountains(self, catalog: Catalog) -> list[tuple[Cell, Cell]]:
+        """An edge shows a mountain when a card on top on either side of it shows one."""
+        top = {cell: k for cell, (k, _) in self.shows.items()}
+        found: set[tuple[Cell, Cell]] = set()
+        for card_id in self.by_card():
+            place = self.places[card_id]
+            for a, b in catalog.cards[card_id].mountains:
+                ca, cb = place.at(a), place.at(b)
+                if top.get(ca) == card_id or top.get(cb) == card_id:
+                    found.add(edge(ca, cb))
+        return sorted(found)
+
+
+def build(
+    catalog: Catalog,
+    cells: Mapping[Cell, tuple[str, int]],
+    cards: Mapping[str, CardPlace],
+    unread: Mapping[Cell, Unread],
+    patch: Patch | None = None,
+) -> Built:
+    """The land from the read cells, the placed cards and the patch (see the module doc)."""
+    patch = patch or Patch()
+    state = _Patched(dict(cells), dict(cards), dict(unread))
+    for card, where in patch.drop:
+        state.drop(catalog, card, where)
+    for item in patch.items:
+        state.answer(catalog, item)
+    state.check_places()
+    sections, first = state.sections(catalog, {cell for cell, _ in patch.eggs})
     owner = {c: s for s in sections for c in s.cells}
-    for cell, where in egg_where.items():
+    for cell, where in dict(patch.eggs).items():
         found = owner.get(cell)
         if found is None or found.kind is not Kind.NEST:
             raise InputError(
                 where, f"{cell_label(cell)} is not a nest: an egg token lies on a nest"
             )
-    top = {cell: k for cell, (k, _) in shows.items()}
-    mountains: set[tuple[Cell, Cell]] = set()
-    for card_id in by_card:
-        place = places[card_id]
-        for a, b in catalog.cards[card_id].mountains:
-            ca, cb = place.at(a), place.at(b)
-            if top.get(ca) == card_id or top.get(cb) == card_id:
-                mountains.add(edge(ca, cb))
     nests = tuple(
         sorted((s.cells[0] for s in sections if s.kind is Kind.NEST), key=lambda c: (c[1], c[0]))
     )
+    open_cells = state.open_cells
     left = tuple(open_cells[c] for c in sorted(open_cells, key=lambda c: (c[1], c[0])))
     land = None
     if not left:
         land = build_land(
             sections,
-            sorted(mountains),
+            state.mountains(catalog),
             (),
-            lambda i: f"cell {cell_label(section_cells[i])}",
+            lambda i: f"cell {cell_label(first[i])}",
             lambda j: "mountains",
         )
-    return Built(land, left, nests, patch.eggs_answered, view, places)
+    return Built(land, left, nests, patch.eggs_answered, state.view(catalog), state.places)
 
 
 def _token(catalog: Catalog, card_id: str, quarter: int) -> str:

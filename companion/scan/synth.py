@@ -24,15 +24,8 @@ import numpy.typing as npt
 
 from companion.errors import InputError
 from companion.games.dino import Cell, Kind, Land, Size
-from companion.games.dino_catalog import (
-    CARD_QUARTERS,
-    ROTATIONS,
-    Card,
-    Catalog,
-    Placement,
-    catalog_from_dict,
-    replay,
-)
+from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Card, Catalog, Placement, replay
+from companion.games.dino_formats import catalog_from_dict
 from companion.scan.land import quarter_name
 from companion.scan.markers import MarkerBook, marker_image
 
@@ -370,8 +363,16 @@ def _draw_card(
     x0, y0 = pl.x * q, pl.y * q
     # The card's edge and a soft dark rim, so overlapping cards read as separate.
     canvas.poly([(x0, y0), (x0 + 2 * q, y0), (x0 + 2 * q, y0 + 2 * q), (x0, y0 + 2 * q)], (30,) * 3)
-    inset = 0.8
     cells = footprint(pl)
+    _draw_art(canvas, rng, card, cells)
+    _draw_mountains(canvas, card, pl)
+    _draw_stickers(canvas, rng, pl, cells, book, style, stickers, mistakes)
+
+
+def _draw_art(canvas: _Canvas, rng: random.Random, card: Card, cells: list[Cell]) -> None:
+    """Each quarter's colour, busy texture and (for a dino) a body."""
+    q = QUARTER_MM
+    inset = 0.8
     owner = {c: k for k, s in enumerate(card.sections) for c in s.cells}
     for qi, (qx, qy) in enumerate(CARD_QUARTERS):
         section = card.sections[owner[(qx, qy)]]
@@ -420,6 +421,11 @@ def _draw_card(
                 -1,
                 cv2.LINE_AA,
             )
+
+
+def _draw_mountains(canvas: _Canvas, card: Card, pl: Placement) -> None:
+    """A jagged brown ridge along each mountain edge of the card."""
+    q = QUARTER_MM
     for a, b in card.mountains:  # a jagged brown ridge along the edge
         ca, cb = pl.at(a), pl.at(b)
         if ca[0] != cb[0]:
@@ -446,6 +452,20 @@ def _draw_card(
             max(2, int(1.8 * canvas.ppm)),
             cv2.LINE_AA,
         )
+
+
+def _draw_stickers(
+    canvas: _Canvas,
+    rng: random.Random,
+    pl: Placement,
+    cells: list[Cell],
+    book: MarkerBook,
+    style: Style,
+    stickers: dict[int, Image],
+    mistakes: Mapping[tuple[str, int], tuple[int, int]],
+) -> None:
+    """One marker sticker per quarter, stuck a little off and turned (or a wrong one)."""
+    q = QUARTER_MM
     for qi in range(len(CARD_QUARTERS)):
         marker, wrong_turn = mistakes.get((pl.card, qi), (book.marker_id(pl.card, qi), 0))
         if marker not in stickers:
@@ -545,6 +565,49 @@ def _light(rng: random.Random, size: tuple[int, int], darkest: float) -> npt.NDA
     return np.asarray(cv2.resize(gain, (width, height), interpolation=cv2.INTER_CUBIC), np.float32)
 
 
+def _shoot(
+    rng: random.Random, canvas: _Canvas, warp: Matrix, size: tuple[int, int], style: Style
+) -> tuple[Image, tuple[float, float, float, int]]:
+    """The canvas through the camera onto the table: light, blur, grain and JPEG; the
+    photo, and the darkest corner, blur, noise and JPEG quality it was taken with."""
+    width, _ = size
+    image = _table(rng, size)
+    drawn = cv2.warpPerspective(canvas.image, warp, size, flags=cv2.INTER_AREA)
+    alpha = cv2.warpPerspective(canvas.mask, warp, size, flags=cv2.INTER_LINEAR)
+    a = alpha.astype(np.float32)[..., None] / 255.0
+    shot = drawn.astype(np.float32) * a + image.astype(np.float32) * (1 - a)
+    darkest = rng.uniform(*style.light_min)
+    shot *= _light(rng, size, darkest)[..., None]
+    blur = rng.uniform(0.0, style.blur_max) * width / 4000
+    if blur > 0.3:
+        shot = cv2.GaussianBlur(shot, (0, 0), blur)
+    noise = rng.uniform(1.0, style.noise_max)
+    # Not cv2.randn: it draws from OpenCV's one global generator, so a seed would not be
+    # a photo.
+    grain = np.random.default_rng(rng.getrandbits(32)).standard_normal(shot.shape, np.float32)
+    shot += noise * grain
+    out = np.clip(shot, 0, 255).astype(np.uint8)
+    quality = rng.randint(*style.jpeg)
+    ok, encoded = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if ok:
+        out = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    return out, (darkest, blur, noise, quality)
+
+
+def _in_frame(
+    cells: dict[Cell, CellTruth], grid_to_image: Matrix, size: tuple[int, int]
+) -> dict[Cell, CellTruth]:
+    """The cells whose centre lies inside the photo."""
+    width, height = size
+    inside = {}
+    for cell, truth in cells.items():
+        centre = np.array([[[cell[0] + 0.5, cell[1] + 0.5]]], np.float64)
+        u, v = cv2.perspectiveTransform(centre, grid_to_image).reshape(2)
+        if 0 <= u < width and 0 <= v < height:
+            inside[cell] = truth
+    return inside
+
+
 def render(
     rng: random.Random,
     catalog: Catalog,
@@ -584,33 +647,10 @@ def render(
         [[1 / ppm, 0, canvas.lo[0]], [0, 1 / ppm, canvas.lo[1]], [0, 0, 1]], dtype=np.float64
     )
     warp = plane_to_image @ canvas_to_plane
-    image = _table(rng, size)
-    drawn = cv2.warpPerspective(canvas.image, warp, size, flags=cv2.INTER_AREA)
-    alpha = cv2.warpPerspective(canvas.mask, warp, size, flags=cv2.INTER_LINEAR)
-    a = alpha.astype(np.float32)[..., None] / 255.0
-    shot = drawn.astype(np.float32) * a + image.astype(np.float32) * (1 - a)
-    darkest = rng.uniform(*style.light_min)
-    shot *= _light(rng, size, darkest)[..., None]
-    blur = rng.uniform(0.0, style.blur_max) * width / 4000
-    if blur > 0.3:
-        shot = cv2.GaussianBlur(shot, (0, 0), blur)
-    noise = rng.uniform(1.0, style.noise_max)
-    # Not cv2.randn: it draws from OpenCV's one global generator, so a seed would not be
-    # a photo.
-    grain = np.random.default_rng(rng.getrandbits(32)).standard_normal(shot.shape, np.float32)
-    shot += noise * grain
-    out = np.clip(shot, 0, 255).astype(np.uint8)
-    quality = rng.randint(*style.jpeg)
-    ok, encoded = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if ok:
-        out = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    out, shot_with = _shoot(rng, canvas, warp, size, style)
+    darkest, blur, noise, quality = shot_with
     grid_to_image = plane_to_image @ np.diag([q, q, 1.0])
-    inside = {}
-    for cell, truth in cells.items():
-        centre = np.array([[[cell[0] + 0.5, cell[1] + 0.5]]], np.float64)
-        u, v = cv2.perspectiveTransform(centre, grid_to_image).reshape(2)
-        if 0 <= u < width and 0 <= v < height:
-            inside[cell] = truth
+    inside = _in_frame(cells, grid_to_image, size)
     centre_mm = (lo + hi) / 2
     conditions = Conditions(
         round(tilt, 1),

@@ -3,6 +3,7 @@
 * :mod:`companion.tags.readers`: the readers (a serial barcode scanner, a keyboard-wedge
   scanner, a queue the Pico bridge pushes into) and the :class:`TagRead` they report.
 * :mod:`companion.tags.pn532`: the PN532 NFC reader on a UART.
+* :mod:`companion.tags.specs`: a reader from its command-line name (``open_reader``).
 * :mod:`companion.tags.tagfile`: which tag is on which card, one JSON file per game.
 * :mod:`companion.tags.reveal`: a round's cards from the reads, complete or a prompt.
 
@@ -20,7 +21,6 @@ from companion.tags.readers import (
     TagKind,
     TagRead,
     TagReader,
-    open_reader,
     set_bridge_hook,
     typed_line,
 )
@@ -31,6 +31,7 @@ from companion.tags.reveal import (
     TagReveal,
     Update,
 )
+from companion.tags.specs import open_reader
 from companion.tags.tagfile import TagFile, load_tagfile, save_tagfile
 
 __all__ = [

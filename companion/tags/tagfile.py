@@ -31,9 +31,9 @@ from typing import Any
 
 from companion import data
 from companion.errors import InputError
+from companion.files import read_text
 from companion.games import getbit
 from companion.games.chomp import CARD_NAMES, DECK_COMPOSITION, Card
-from companion.io import read_text
 from companion.tags.readers import CODE_PREFIX, MAX_CODE
 
 CHOMP = "chomp"

@@ -15,8 +15,9 @@ from typing import Any
 
 from companion.data import archive
 from companion.errors import InputError
-from companion.games.getbit import GetBit, Replay, RoundResult, Setup, replay, replay_from_dict
-from companion.io import read_json
+from companion.files import read_json
+from companion.games.getbit import GetBit, Replay, RoundResult, Setup, replay
+from companion.games.getbit_formats import replay_from_dict
 
 DEFAULT_SAVE = "getbit-game.json"
 

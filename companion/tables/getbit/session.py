@@ -18,7 +18,8 @@ from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame
 from companion.tables.getbit.table import GetBitTable
 from companion.tables.getbit.tags import TableTags
-from companion.tags.readers import TagReader, open_reader
+from companion.tags.readers import TagReader
+from companion.tags.specs import open_reader
 from companion.tags.tagfile import TagFile
 
 # robot per reader index (None: one reader for the table), and robot -> card colour

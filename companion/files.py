@@ -1,4 +1,7 @@
-"""Reading input files for the CLI: JSON from a path or stdin, errors naming the file."""
+"""Reading input files for the CLI: JSON from a path or stdin, errors naming the file.
+
+Named ``files`` (not ``io``) so it never shadows the standard library's ``io``.
+"""
 
 from __future__ import annotations
 

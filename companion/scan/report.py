@@ -1,0 +1,171 @@
+"""The scan's wording: what a photo's reading says, as JSON and as lines a table reads.
+
+Beside the reading it reports (:mod:`companion.scan.reader`, :mod:`companion.scan.land`);
+the score inside it is the one the score command prints
+(:mod:`companion.games.dino_report`), so both say the same thing the same way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from companion.games.dino import score
+from companion.games.dino_formats import land_to_dict
+from companion.games.dino_report import score_dict, score_lines
+from companion.games.dino_text import column_name, render_grid
+from companion.scan.land import TROUBLE_WORDS, Built, Trouble, cell_label, quarter_name
+
+if TYPE_CHECKING:
+    from companion.scan.reader import Reading
+
+
+def scan_dict(photo: str, reading: Reading, built: Built, annotated: str | None) -> dict[str, Any]:
+    """The ``--json`` object: the land of formats.md and its score when complete."""
+
+    land = built.land if built.complete else None
+    return {
+        "photo": photo,
+        "complete": built.complete,
+        "land": land_to_dict(land) if land is not None else None,
+        "score": score_dict(land, score(land)) if land is not None else None,
+        "unread": [u.to_dict() for u in built.unread],
+        "nests": [cell_label(c) for c in built.nests],
+        "eggs_answered": built.eggs_answered,
+        "cards": [
+            {"card": p.card, "x": p.x, "y": p.y, "rotation": p.rotation}
+            for p in sorted(built.cards.values(), key=lambda p: (p.y, p.x, p.card))
+        ],
+        "cells": [
+            {
+                "cell": list(cell),
+                "name": cell_label(cell),
+                "card": card,
+                "quarter": quarter_name(quarter),
+                "how": reading.how(cell),
+            }
+            for cell, (card, quarter) in sorted(reading.cells.items(), key=lambda i: i[0][::-1])
+        ],
+        "markers": {
+            "found": len(reading.markers),
+            "used": len(reading.placed) - len(set(reading.placed) & set(reading.ignored)),
+            "ignored": [
+                {"marker": f"{m.card}:{quarter_name(m.quarter)}", "why": reading.ignored[i]}
+                for i, m in enumerate(reading.markers)
+                if i in reading.ignored
+            ],
+        },
+        "annotated": annotated,
+    }
+
+
+def _map(built: Built) -> list[str]:
+    """The cells as a grid of tokens, ``?`` for the unread ones (cell names as labels)."""
+
+    cells = built.cells
+    if not cells:
+        return []
+    xs = [c[0] for c in cells]
+    ys = [c[1] for c in cells]
+    x0, y0 = min(0, min(xs)), min(0, min(ys))
+    cols = range(x0, max(xs) + 1)
+    width = max(3, *(len(t) for t in cells.values()))
+    lines = ["     " + "  ".join(column_name(x - x0).ljust(width) for x in cols).rstrip()]
+    for y in range(y0, max(ys) + 1):
+        row = "  ".join(cells.get((x, y), ".").ljust(width) for x in cols)
+        lines.append(f"{y - y0 + 1:>3}  {row}".rstrip())
+    return lines
+
+
+def _head(photo: str, reading: Reading, built: Built, annotated: str | None) -> list[str]:
+    """What was read: cards and cells (and how), markers not used, the annotated image."""
+    verified = sum(1 for c in reading.cells if reading.how(c) == "verified")
+    inferred = sorted(
+        (c for c in reading.cells if reading.how(c) == "inferred"), key=lambda c: (c[1], c[0])
+    )
+    how = [f"{verified} verified though partly covered"] if verified else []
+    how += [f"{len(inferred)} inferred with the marker hidden"] if inferred else []
+    lines = [
+        f"Chomp land from {photo}: {len(built.cards)} cards, {len(reading.cells)} cells read"
+        + (f" ({', '.join(how)})" if how else "")
+        + f", {len(built.unread)} unread."
+    ]
+    if inferred:
+        names = ", ".join(cell_label(c) for c in inferred)
+        lines.append(
+            f"Read with the marker hidden, as no other card can lie there: {names} "
+            "(check them in the annotated image)."
+        )
+    if not reading.markers:
+        lines.append(
+            "No markers found: is this a land with marker stickers, in focus? (docs/scan.md)"
+        )
+    if reading.ignored:
+        lines.append(f"{len(reading.ignored)} marker(s) not used (see the annotated image).")
+    if annotated:
+        lines.append(f"What the scan saw: {annotated}")
+    return lines
+
+
+def _unread_lines(built: Built, asks: list[str]) -> list[str]:
+    """One line per unread cell (and its likely answer, added to ``asks``)."""
+    lines = ["", "Unread cells (answer with --patch, see docs/scan.md):"]
+    for u in built.unread:
+        text = f"  {cell_label(u.cell):<4} [{u.cell[0]}, {u.cell[1]}]  {TROUBLE_WORDS[u.trouble]}"
+        if u.candidates and u.trouble is Trouble.NOT_SEEN:
+            card, quarter = u.candidates[0]
+            names = ", ".join(f"{c}:{quarter_name(q)}" for c, q in u.candidates)
+            text += f"; under it: {names} (if nothing else lies on top)"
+            asks.append(f"{cell_label(u.cell)}={card}:{quarter_name(quarter)}")
+        elif u.candidates:
+            names = ", ".join(f"{c}:{quarter_name(q)}" for c, q in u.candidates)
+            text += f" ({names})"
+            asks.append(f"{cell_label(u.cell)}=...")
+        else:
+            asks.append(f"{cell_label(u.cell)}=...")
+        lines.append(text)
+    return lines
+
+
+def scan_lines(
+    photo: str,
+    catalog_path: str,
+    reading: Reading,
+    built: Built,
+    annotated: str | None,
+    out: str | None,
+) -> list[str]:
+    """The readable report: what was read, what is asked, and the score when complete."""
+    lines = _head(photo, reading, built, annotated)
+    lines.append("")
+    land = built.land
+    if land is not None and not built.unread:
+        lines.extend(render_grid(land, labels=True).splitlines())
+    else:
+        lines.extend(_map(built))
+    asks: list[str] = []
+    if built.unread:
+        lines.extend(_unread_lines(built, asks))
+    if built.nests and not built.eggs_answered:
+        names = ", ".join(cell_label(c) for c in built.nests)
+        lines.append("")
+        lines.append(
+            f"Nests at {names}: markers cannot see egg tokens. Which hold one? "
+            f'(--patch "egg {cell_label(built.nests[0])}" or --patch "no eggs")'
+        )
+        asks.append(f"egg {cell_label(built.nests[0])}")
+    if land is not None and not built.unread:
+        lines.append("")
+        if not built.complete:
+            lines.append("Without egg tokens, the land scores:")
+        lines.extend(score_lines(land, score(land), False))
+    if asks:
+        lines.append("")
+        example = "; ".join(asks[:4])
+        lines.append(
+            f'Then: companion dino scan {photo} --catalog {catalog_path} --patch "{example}"'
+        )
+        if out:
+            lines.append(f"(The land goes to {out} once nothing is left to ask.)")
+    elif out:
+        lines.append(f"Land written to {out}.")
+    return lines

@@ -1,0 +1,344 @@
+"""A second look at hidden markers, and verifying partly covered ones (steps 4 and 5
+of :mod:`companion.scan.reader`).
+
+Where a placed card covers a cell and no marker was read, ArUco looks again at full
+resolution; failing that, the marker's bits are sampled where the grid puts it, what an
+occluder may hide is set aside (:func:`occluded`), and the cell is read only if every
+clear bit matches the expected marker and every rival misses by ``verify_margin`` bits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.games.dino import Cell
+from companion.games.dino_catalog import Catalog
+from companion.scan.cards import CardState, Ground, large_dino_cells
+from companion.scan.grid import (
+    BITS,
+    GridFit,
+    Image,
+    Marker,
+    Matrix,
+    ReadOptions,
+    apply_homography,
+    detect,
+    grid_points,
+    locate,
+    turned_unit,
+)
+from companion.scan.land import CardPlace
+from companion.scan.markers import MarkerBook, code_bits
+
+# --------------------------------------------------------------------------------------
+# 4. Second look and verification
+# --------------------------------------------------------------------------------------
+
+
+def second_look(
+    gray: Image, book: MarkerBook, fit: GridFit, cell: Cell, options: ReadOptions
+) -> tuple[Marker, tuple[Cell, int]] | None:
+    """ArUco again, at full resolution (or more), around where the grid puts a marker."""
+    quad = apply_homography(fit.h, grid_points(cell, 0, fit.side * 2.0)[1:])
+    height, width = gray.shape[:2]
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return None
+    side_px = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))) / 2
+    scale = min(4.0, max(1.0, 70.0 / max(side_px, 1.0)))
+    roi = gray[y0:y1, x0:x1]
+    if scale > 1.0:
+        roi = np.asarray(
+            cv2.resize(roi, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), np.uint8
+        )
+    h_inv = np.linalg.inv(fit.h)
+    expected = side_px * scale
+    for m in detect(roi, book, 10**6, True, (0.6 * expected, 1.6 * expected)):
+        m.corners = (m.corners + 0.5) / scale - 0.5 + np.array([x0, y0])
+        m.how = "second look"
+        spot = locate(h_inv, m, fit.side, options)
+        if spot is not None and spot[0] == cell:
+            return m, spot
+    return None
+
+
+_BIT_PX = 10  # canonical pixels per bit
+_SPAN = BITS + 6  # the marker, its white margin, and two bits of search room on each side
+_SEARCH = 12  # canonical pixels (1.2 bits) searched each way: stickers are stuck by hand
+RING = BITS + 2  # the marker with its white margin
+OUTER_MASK = np.zeros((RING, RING), bool)
+OUTER_MASK[[0, -1], :] = OUTER_MASK[:, [0, -1]] = True
+BORDER_MASK = np.zeros((RING, RING), bool)
+BORDER_MASK[[1, -2], 1:-1] = BORDER_MASK[1:-1, [1, -2]] = True
+DATA_MASK = np.zeros((RING, RING), bool)
+DATA_MASK[2:-2, 2:-2] = True
+
+
+def _box_means(integral: Matrix, shifts: Matrix) -> Matrix:
+    """Mean of the middle of every bit of the marker and its margin, for each shift."""
+    start = (_SPAN - RING) * _BIT_PX // 2
+    lo, hi = 3, 7  # the middle 4 of a bit's 10 pixels: away from its edges
+    base = start + np.arange(RING) * _BIT_PX
+    steps = shifts.astype(np.intp)
+    ys0 = (base[None, :] + steps[:, 1:2] + lo)[:, :, None]
+    ys1 = (base[None, :] + steps[:, 1:2] + hi)[:, :, None]
+    xs0 = (base[None, :] + steps[:, 0:1] + lo)[:, None, :]
+    xs1 = (base[None, :] + steps[:, 0:1] + hi)[:, None, :]
+    total = integral[ys1, xs1] - integral[ys0, xs1] - integral[ys1, xs0] + integral[ys0, xs0]
+    return np.asarray(total.reshape(len(shifts), -1) / ((hi - lo) ** 2), np.float64)
+
+
+_SHIFTS = np.array(
+    [(sx, sy) for sy in range(-_SEARCH, _SEARCH + 1, 2) for sx in range(-_SEARCH, _SEARCH + 1, 2)],
+    np.float64,
+)
+
+
+def sample_bits(
+    image: Image, fit_h: Matrix, side: float, cell: Cell, rotation: int
+) -> tuple[npt.NDArray[np.int8], dict[str, float]] | None:
+    """The marker's 7 x 7 bits and its white margin where the grid puts them (9 x 9),
+    seen upright for ``rotation``.
+
+    Each bit is 1 (white), 0 (black) or -1 (not clear: between the levels, crossed by an
+    edge, or coloured, which printed black and white never is).  The sampling is first
+    aligned on the sticker's own structure (its white margin and black border) and on
+    bits that do not straddle an edge: it does not depend on which marker is expected.
+    """
+    size = _SPAN * _BIT_PX
+    k = side / BITS / _BIT_PX
+    to_cells = np.array([[k, 0, -k * size / 2], [0, k, -k * size / 2], [0, 0, 1.0]])
+    turn3 = np.eye(3)
+    turn3[:2, :2] = turned_unit(rotation)
+    move = np.array([[1, 0, cell[0] + 0.5], [0, 1, cell[1] + 0.5], [0, 0, 1.0]])
+    warp = fit_h @ move @ turn3 @ to_cells
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    patch = cv2.warpPerspective(
+        image, warp, (size, size), flags=flags, borderMode=cv2.BORDER_REPLICATE
+    )
+    if patch.ndim == 3:
+        grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float64)
+        chroma = (patch.max(axis=2) - patch.min(axis=2)).astype(np.float64)
+    else:
+        grey = patch.astype(np.float64)
+        chroma = np.zeros_like(grey)
+    g_int = np.asarray(cv2.integral(grey, sdepth=cv2.CV_64F), np.float64)
+    sq_int = np.asarray(cv2.integral(grey * grey, sdepth=cv2.CV_64F), np.float64)
+    means = _box_means(g_int, _SHIFTS)
+    spreads = np.sqrt(np.maximum(_box_means(sq_int, _SHIFTS) - means * means, 0))
+    outer = means[:, OUTER_MASK.ravel()]
+    border = means[:, BORDER_MASK.ravel()]
+    lows, highs = np.median(border, axis=1), np.median(outer, axis=1)
+    middle = ((lows + highs) / 2)[:, None]
+    gap = np.maximum(highs - lows, 1.0)[:, None]
+    # Aligned, the most ring bits show the sticker's structure (white margin, black
+    # border) and the most bits are even, not astride an edge; an occluder spoils the
+    # same bits at every shift, so it does not pull the alignment away.
+    score = (
+        np.count_nonzero(outer > middle, axis=1)
+        + np.count_nonzero(border < middle, axis=1)
+        + np.count_nonzero(spreads < 0.15 * gap, axis=1)
+    )
+    best = int(np.argmax(score))
+    shift = _SHIFTS[best : best + 1]
+    v = means[best].reshape(RING, RING)
+    sq = _box_means(sq_int, shift).reshape(RING, RING)
+    c_int = np.asarray(cv2.integral(chroma, sdepth=cv2.CV_64F), np.float64)
+    c = _box_means(c_int, shift).reshape(RING, RING)
+    black = float(np.median(v[BORDER_MASK]))
+    white = float(np.median(v[OUTER_MASK]))
+    contrast = white - black
+    if contrast < 30:
+        return None
+    spread = np.sqrt(np.maximum(sq - v * v, 0))
+    clear_colour = float(np.median(c[OUTER_MASK])) + max(20.0, 0.25 * contrast)
+    bits = np.full((RING, RING), -1, np.int8)
+    bits[v < black + 0.33 * contrast] = 0
+    bits[v > black + 0.67 * contrast] = 1
+    bits[(spread > 0.2 * contrast) | (c > clear_colour)] = -1
+    info = {"contrast": contrast, "shift_x": float(shift[0, 0]), "shift_y": float(shift[0, 1])}
+    return bits, info
+
+
+def all_codes(count: int) -> npt.NDArray[np.int8]:
+    """Every code of the catalog in its four turns: (count, 4, 5, 5), 1 = white."""
+    codes = code_bits(count).astype(np.int8)
+    return np.stack([np.stack([np.rot90(c, -t) for t in range(4)]) for c in codes])
+
+
+GROW = 0.5  # bits added around the occluded region
+_CENTRES = np.array([(x, y) for y in range(RING) for x in range(RING)], np.float32)
+
+
+def occluded(
+    bits: npt.NDArray[np.int8], expected: npt.NDArray[np.int8]
+) -> npt.NDArray[np.bool_] | None:
+    """Where something lies over the marker, if ``expected`` is the marker there.
+
+    Bits that disagree with the marker (its white margin, black border and ``expected``
+    data bits) or are unclear are grouped when at most one bit apart; each group must
+    reach the margin or the border (occluders come in from outside: a token, a finger, a
+    pen) and is widened to its convex hull plus half a bit, since those shapes are convex.
+    Everything in a hull is set aside, whether it matches or not.  A group wholly inside
+    the data bits is no occluder: unclear bits there are only set aside, and a clear bit against the
+    marker gives None (no reason to trust the marker).
+    """
+    want = np.full((RING, RING), -1, np.int8)
+    want[OUTER_MASK] = 1
+    want[BORDER_MASK] = 0
+    want[DATA_MASK] = expected.ravel()
+    off = (bits != want) | (bits < 0)
+    hidden = np.zeros((RING, RING), np.bool_)
+    if not off.any():
+        return hidden
+    # Groups may skip one matching bit: a dark token over the black border hides there.
+    near_off = cv2.dilate(off.astype(np.uint8), np.ones((3, 3), np.uint8))
+    count, labels = cv2.connectedComponents(near_off, connectivity=8)
+    for label in range(1, count):
+        group = (labels == label) & off
+        if not (group & ~DATA_MASK).any():
+            if (bits[group] >= 0).any():
+                return None  # a clear bit against the marker, and no occluder to blame
+            hidden |= group  # only unclear bits: they say nothing either way
+            continue
+        pts = _CENTRES[group.ravel()]
+        if len(pts) >= 3:
+            hull = cv2.convexHull(pts.reshape(-1, 1, 2))
+            near = np.array(
+                [cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in _CENTRES]
+            )
+        else:
+            gaps = np.linalg.norm(_CENTRES[:, None, :] - pts[None, :, :], axis=2)
+            near = -np.min(gaps, axis=1)
+        hidden |= (near >= -GROW).reshape(RING, RING)
+    return hidden
+
+
+CLEAR_SHARE = 0.4  # of the data bits that must stay clear to verify a marker
+
+
+def verify(
+    bits: npt.NDArray[np.int8],
+    expected: int,
+    codes: npt.NDArray[np.int8],
+    margin: int,
+    among: npt.NDArray[np.intp] | None = None,
+) -> bool:
+    """Whether ``bits`` (with the margin, upright as expected) show marker ``expected``.
+
+    What an occluder may hide is set aside (:func:`occluded`).  The rest must show enough
+    clear data bits, a third of the black border, none of them against ``expected``, and
+    every other marker that may lie there (``among``: indices into ``codes`` flattened
+    to (marker, turn); by default every marker of the catalog in every turn) at least
+    ``margin`` clear bits away.
+    """
+    hidden = occluded(bits, codes[expected, 0])
+    if hidden is None:
+        return False
+    data = bits[DATA_MASK]
+    clear = (data >= 0) & ~hidden[DATA_MASK]
+    if np.count_nonzero(clear) < CLEAR_SHARE * clear.size:
+        return False
+    if np.count_nonzero(~hidden[BORDER_MASK]) < BORDER_MASK.sum() / 3:
+        return False
+    flat = codes.reshape(len(codes) * 4, -1)
+    index = expected * 4  # the expected marker, upright
+    if np.count_nonzero((flat[index] != data) & clear) != 0:  # pragma: no cover
+        return False
+    others = np.arange(len(flat)) if among is None else among
+    others = others[others != index]
+    if others.size == 0:
+        return True
+    misses = np.count_nonzero((flat[others] != data) & clear, axis=1)
+    return bool(misses.min() >= margin)
+
+
+Option = tuple[str, int, int]  # a card, its quarter on the cell, the card's rotation
+
+
+def alternatives(
+    state: CardState,
+    catalog: Catalog,
+    ground: Ground | None,
+    cell: Cell,
+    card: str,
+    cards: Sequence[str],
+) -> list[Option]:
+    """What might show on ``cell`` instead of ``card`` (see CardState.rivals): placed cards,
+    and each of ``cards`` (the catalog's) no marker placed, in each place and turn left.
+
+    A card no marker placed shows on ``cell`` the quarter its place and turn put there;
+    a quarter of its large dino would show on the dino's other cell too (D6), so not
+    where another card is read.
+    """
+    placed, spots = state.rivals(cell, card, catalog, ground)
+    out: list[Option] = [(other, q, state.cards[other].rotation) for other, q in placed]
+    for other in cards:
+        if other in state.cards:
+            continue
+        for x, y in spots:
+            for rotation in (0, 90, 180, 270):
+                place = CardPlace(other, x, y, rotation)
+                quarter = place.quarter_at(cell)
+                assert quarter is not None
+                whole = large_dino_cells(catalog, place, cell)
+                if not any(c in state.cells for c in whole - {cell}):
+                    out.append((other, quarter, rotation))
+    return out
+
+
+def codes_as_seen(
+    book: MarkerBook, options: Sequence[Option], rotation: int
+) -> npt.NDArray[np.intp]:
+    """``options`` as indices into the (marker, turn) codes, for bits sampled upright for
+    a card turned ``rotation``."""
+    return np.array(
+        sorted({book.marker_id(c, q) * 4 + (r - rotation) // 90 % 4 for c, q, r in options}),
+        np.intp,
+    )
+
+
+def read_hidden_card(
+    image: Image,
+    fit: GridFit,
+    book: MarkerBook,
+    codes: npt.NDArray[np.int8],
+    cell: Cell,
+    expected: Option,
+    rivals: Sequence[Option],
+    margin: int,
+) -> Option | None:
+    """The one card no marker placed whose sticker on ``cell`` passes :func:`verify`
+    against every other card that may show there (``expected``, the placed card's
+    quarter, among them), if exactly one does."""
+    everything = [expected, *rivals]
+    passed: list[Option] = []
+    samples: dict[int, npt.NDArray[np.int8] | None] = {}
+    for option in rivals:
+        card, quarter, rotation = option
+        if rotation not in samples:
+            sampled = sample_bits(image, fit.h, fit.side, cell, rotation)
+            samples[rotation] = None if sampled is None else sampled[0]
+        bits = samples[rotation]
+        if bits is None:
+            continue
+        marker_id = book.marker_id(card, quarter)
+        data = bits[DATA_MASK]
+        clear = data >= 0
+        misses = int(np.count_nonzero((codes[marker_id, 0].ravel() != data) & clear))
+        if misses > np.count_nonzero(clear) - CLEAR_SHARE * data.size:
+            continue  # cannot pass: see _open_read
+        among = codes_as_seen(book, [o for o in everything if o != option], rotation)
+        if verify(bits, marker_id, codes, margin, among):
+            passed.append(option)
+    return passed[0] if len(passed) == 1 else None
+
+
+def predicted_corners(fit: GridFit, cell: Cell, rotation: int) -> Matrix:
+    return apply_homography(fit.h, grid_points(cell, rotation, fit.side)[1:])
