@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 KINDS = ("chomp", "dino", "getbit", "foodchain", "chips")
@@ -104,7 +104,6 @@ class GameRecord:
 
     def content_hash(self) -> str:
         """SHA-256 of the game itself: the same game gives the same hash, wherever from."""
-        body = asdict(self)
-        del body["source"], body["played_at"]
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+        body = {k: v for k, v in vars(self).items() if k not in ("source", "played_at")}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=vars)
         return hashlib.sha256(text.encode()).hexdigest()
