@@ -72,7 +72,7 @@ CREATE TABLE rounds (
     detail TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (game_id, n)
 );
-CREATE INDEX rounds_by_winner ON rounds(winner_id);
+CREATE INDEX rounds_by_winner ON rounds(winner_id, outcome, lead_ns);
 CREATE TABLE presses (
     id INTEGER PRIMARY KEY,
     game_id INTEGER NOT NULL,
@@ -88,7 +88,8 @@ CREATE TABLE presses (
     cause TEXT,
     FOREIGN KEY (game_id, round_n) REFERENCES rounds(game_id, n) ON DELETE CASCADE
 );
-CREATE INDEX presses_by_player ON presses(player_id, counted);
+CREATE INDEX presses_by_player ON presses(player_id, counted, t_ns);
+CREATE INDEX presses_by_fate ON presses(player_id, counted, fate, cause);
 CREATE INDEX presses_by_game ON presses(game_id, round_n);
 """
 

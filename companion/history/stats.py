@@ -9,16 +9,16 @@
 
 A *slap* is a player's first press of a round (the only one the rules count, C7).
 Reaction times are the slaps at or after the reveal; a slap before it is a false start.
-Percentiles are ``statistics.quantiles(..., n=10, method="inclusive")``: linear
-interpolation between the ordered values, so p10 of 1..11 is 2.
+Percentiles interpolate linearly between the ordered values (as
+``statistics.quantiles(..., method="inclusive")``), so p10 of 1..11 is 2.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import statistics
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from companion.errors import InputError
@@ -28,19 +28,54 @@ from companion.history.store import find_player
 NS_PER_US = 1000
 
 
+Pick = Callable[[int], tuple[float, float]]
+
+
+def quantile(n: int, q: float, pick: Pick) -> float:
+    """The ``q`` quantile of ``n`` ordered values, ``pick(k)`` giving the k-th and the
+    next (linear interpolation, as ``statistics.quantiles(method="inclusive")``)."""
+    h = (n - 1) * q
+    k = int(h)
+    low, high = pick(k)
+    return low + (h - k) * (high - low)
+
+
 def spread(values: list[float]) -> dict[str, float | int] | None:
     """Median, p10 and p90 of ``values`` and how many there are (None when empty)."""
     if not values:
         return None
-    if len(values) == 1:
-        return {"median": values[0], "p10": values[0], "p90": values[0], "n": 1}
-    deciles = statistics.quantiles(values, n=10, method="inclusive")
+    ordered = sorted(values)
+    n = len(ordered)
+
+    def pick(k: int) -> tuple[float, float]:
+        return ordered[k], ordered[min(k + 1, n - 1)]
+
+    return _spread(n, pick)
+
+
+def _spread(n: int, pick: Pick) -> dict[str, float | int]:
     return {
-        "median": statistics.median(values),
-        "p10": deciles[0],
-        "p90": deciles[-1],
-        "n": len(values),
+        "median": quantile(n, 0.5, pick),
+        "p10": quantile(n, 0.1, pick),
+        "p90": quantile(n, 0.9, pick),
+        "n": n,
     }
+
+
+def reaction_spread(conn: sqlite3.Connection, pid: int) -> dict[str, float | int] | None:
+    """:func:`spread` of her reaction times, read off the index in order: SQLite counts
+    and skips, so only six values come out of the database however many slaps she made."""
+    where = "FROM presses WHERE player_id = ? AND counted = 1 AND t_ns >= 0"
+    n = conn.execute(f"SELECT count(*) {where}", (pid,)).fetchone()[0]
+    if not n:
+        return None
+
+    def pick(k: int) -> tuple[float, float]:
+        rows = conn.execute(f"SELECT t_ns {where} ORDER BY t_ns LIMIT 2 OFFSET ?", (pid, k))
+        values = [t / NS_PER_US for (t,) in rows]
+        return values[0], values[-1]
+
+    return _spread(int(n), pick)
 
 
 def _games(conn: sqlite3.Connection, pid: int) -> dict[str, dict[str, int]]:
@@ -55,10 +90,9 @@ def _games(conn: sqlite3.Connection, pid: int) -> dict[str, dict[str, int]]:
 
 
 def reaction_times_us(conn: sqlite3.Connection, pid: int) -> list[float]:
-    """Her slaps at or after the reveal, in microseconds, oldest game first."""
+    """Her slaps at or after the reveal, in microseconds (fastest first)."""
     rows = conn.execute(
-        "SELECT t_ns FROM presses WHERE player_id = ? AND counted = 1 AND t_ns >= 0"
-        " ORDER BY game_id, round_n",
+        "SELECT t_ns FROM presses WHERE player_id = ? AND counted = 1 AND t_ns >= 0",
         (pid,),
     ).fetchall()
     return [t / NS_PER_US for (t,) in rows]
@@ -77,20 +111,18 @@ def _chomp(conn: sqlite3.Connection, pid: int) -> dict[str, Any] | None:
             causes[cause] += n
     slaps = sum(fates.values())
     lead = conn.execute(
-        "SELECT lead_ns, game_id, n FROM rounds WHERE winner_id = ? AND lead_ns IS NOT NULL"
-        " ORDER BY lead_ns, game_id, n LIMIT 1",
+        "SELECT lead_ns, game_id, n FROM rounds WHERE winner_id = ? AND outcome = 'win'"
+        " AND lead_ns IS NOT NULL ORDER BY lead_ns LIMIT 1",
         (pid,),
     ).fetchone()
-    rounds_won = conn.execute(
-        "SELECT count(*) FROM rounds r JOIN games g ON g.id = r.game_id"
-        " WHERE g.kind = 'chomp' AND r.winner_id = ?",
-        (pid,),
+    rounds_won = conn.execute(  # only CHOMP! rounds end in a "win"
+        "SELECT count(*) FROM rounds WHERE winner_id = ? AND outcome = 'win'", (pid,)
     ).fetchone()[0]
     if not slaps and not rounds_won:
         return None
     bad = sum(causes.values())
     return {
-        "reaction_us": spread(reaction_times_us(conn, pid)),
+        "reaction_us": reaction_spread(conn, pid),
         "slaps": slaps,
         "bad_chomps": {
             "count": bad,
