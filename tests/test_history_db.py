@@ -20,7 +20,9 @@ def test_default_path_follows_the_env_var_then_xdg_then_home(
     assert default_path() == tmp_path / "data" / "companion" / "history.sqlite3"
     monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")  # the XDG spec: absolute only
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert default_path() == tmp_path / "home" / ".local" / "share" / "companion" / "history.sqlite3"
+    assert (
+        default_path() == tmp_path / "home" / ".local" / "share" / "companion" / "history.sqlite3"
+    )
     monkeypatch.setenv(db.ENV_VAR, str(tmp_path / "x.db"))
     assert default_path() == tmp_path / "x.db"
 

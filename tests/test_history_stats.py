@@ -44,7 +44,8 @@ def hand_journal(path: Path) -> Path:
     start = {"type": "start", "version": 1, "players": ["ann", "bob", "cat"], "mode": "standard",
              "two_player_end": "count", "deal": dict(game.counts), "tie_window_us": 500,
              "effective_tie_window_us": 500,
-             "sources": [{"name": "gpio", "timing": "kernel_edge", "uncertainty_us": 20}]}  # fmt: skip
+             "sources": [{"name": "gpio", "timing": "kernel_edge",
+                          "uncertainty_us": 20}]}  # fmt: skip
     entries: list[dict[str, Any]] = [start]
     rounds = [
         (
@@ -58,14 +59,20 @@ def hand_journal(path: Path) -> Path:
         ),
     ]  # fmt: skip
     for n, (cards, presses) in enumerate(rounds, 1):
-        entries.append({"type": "round", "n": n, "mode": "standard", "opened_ns": REVEAL * n - 2 * 10**9})
+        entries.append(
+            {"type": "round", "n": n, "mode": "standard", "opened_ns": REVEAL * n - 2 * 10**9}
+        )
         entries.append({"type": "reveal", "n": n, "stamp_ns": REVEAL * n, "how": "countdown"})
         entries.extend(_edge(n, p, t, use) for p, t, use in presses)
         entries.append({"type": "cards", "n": n, "cards": {p: [str(c)] for p, c in cards.items()}})
         slaps = tuple(Slap(p, t * 1000) for p, t, use in presses if use == "press")
         result = game.play(Round({p: (c,) for p, c in cards.items()}, slaps))
-        entries.append({"type": "verdict", "n": n, "verdict": result.verdict.to_dict(), **game.to_dict()})
-    entries.append({"type": "round", "n": 3, "mode": "standard", "opened_ns": REVEAL * 3 - 2 * 10**9})
+        entries.append(
+            {"type": "verdict", "n": n, "verdict": result.verdict.to_dict(), **game.to_dict()}
+        )
+    entries.append(
+        {"type": "round", "n": 3, "mode": "standard", "opened_ns": REVEAL * 3 - 2 * 10**9}
+    )
     entries.append({**_edge(3, "ann", -1500), "stamp_ns": REVEAL * 3 - 1500 * MS})
     entries.append({"type": "abandon", "n": 3, "why": "restarted before reveal"})
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
@@ -83,7 +90,10 @@ def test_every_press_keeps_its_stamp_source_timing_class_and_fate(
 ) -> None:
     import_files([hand_journal(tmp_path / "j.jsonl")], conn)
     one, two, three = game_rounds(conn, 1)
-    got = [(p["player"], p["t_ns"], p["use"], p["counted"], p["fate"], p["cause"]) for p in one["presses"]]
+    got = [
+        (p["player"], p["t_ns"], p["use"], p["counted"], p["fate"], p["cause"])
+        for p in one["presses"]
+    ]
     assert got == [
         ("ann", -50 * MS, "press", True, "bad_chomp", "false_start"),
         ("cat", 250 * MS, "press", True, "bad_chomp", "lowest_card"),

@@ -212,6 +212,9 @@ def counts_svg(conn: sqlite3.Connection, game_id: int) -> str:
 
     label = "limbs" if game.kind == "getbit" else "cards"
     body = _axes(label, [(at(0, t)[1], f"{t:g}") for t in ticks], "round")
+    every = max(1, len(rounds) // 8)
+    for n in range(0, len(rounds) + 1, every):
+        body.append(_text(at(n, low)[0], HEIGHT - BOTTOM + 16, str(n)))
     for i, name in enumerate(names):
         colour = quoteattr(COLOURS[i % len(COLOURS)])
         pts = [at(n, v) for n, v in enumerate(series[name])]
