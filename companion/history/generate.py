@@ -120,3 +120,25 @@ def write_journals(folder: Path, count: int, seed: int = 1, rounds: int = 40) ->
 
 
 __all__ = ["PLAYERS", "journal", "journals", "write_journals"]
+
+
+def example_plot(path: Path, games: int = 6, seed: int = 3) -> str:
+    """The README's plot: reaction times of ``games`` made-up games (the same every run)."""
+    import tempfile
+
+    from companion.history import import_files
+    from companion.history.db import connect
+    from companion.history.plots import reaction_svg
+
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = connect(":memory:")
+        import_files(write_journals(Path(tmp), games, seed), conn, "2026-01-01T20:00:00+00:00")
+        svg = reaction_svg(conn)
+    path.write_text(svg, encoding="utf-8")
+    return svg
+
+
+if __name__ == "__main__":  # python -m companion.history.generate docs/history-reactions.svg
+    import sys
+
+    example_plot(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/history-reactions.svg"))

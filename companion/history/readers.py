@@ -57,7 +57,7 @@ def _is_journal(text: str) -> bool:
         head = json.loads(first)
     except ValueError:
         return False
-    return isinstance(head, dict) and head.get("type") == "start" and "\n" in text.strip()
+    return isinstance(head, dict) and isinstance(head.get("type"), str) and "\n" in text.strip()
 
 
 def read_game_file(path: Path | str, played_at: str | None = None, table: str = "") -> GameRecord:

@@ -1,0 +1,157 @@
+"""``companion history import``: every kind of file, twice, and damaged ones refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.history.db import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = [
+    ROOT / "examples" / n
+    for n in (
+        "chomp-journal.jsonl",
+        "getbit-two-players.json",
+        "dino-game.json",
+        "foodchain-score.json",
+    )
+]
+
+
+def run(db: Path, *args: str) -> int:
+    return main(["history", "--db", str(db), *args])
+
+
+def count(db: Path, table: str = "games") -> int:
+    return int(sqlite3.connect(db).execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def test_every_kind_imports_and_a_second_import_adds_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "h.sqlite3"
+    assert run(db, "import", *map(str, EXAMPLES)) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "4 games added"
+    kinds = [k for (k,) in sqlite3.connect(db).execute("SELECT kind FROM games ORDER BY id")]
+    assert kinds == ["chomp", "getbit", "dino", "foodchain"]
+    before = [count(db, t) for t in ("games", "players", "rounds", "presses", "game_players")]
+    assert run(db, "import", *map(str, EXAMPLES)) == 0
+    out = capsys.readouterr().out
+    assert out.count("already in the history") == 4 and out.endswith("0 games added\n")
+    assert [
+        count(db, t) for t in ("games", "players", "rounds", "presses", "game_players")
+    ] == before
+
+
+def test_the_same_game_copied_elsewhere_with_a_new_time_is_the_same_game(tmp_path: Path) -> None:
+    db = tmp_path / "h.sqlite3"
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(EXAMPLES[0], copy)
+    os.utime(copy, (1_000_000, 1_000_000))
+    assert run(db, "import", str(EXAMPLES[0])) == 0
+    assert run(db, "import", str(copy), "--date", "2020-01-01") == 0
+    assert count(db) == 1
+
+
+def test_a_journal_cut_short_by_a_power_cut_still_imports(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.jsonl"
+    text = EXAMPLES[0].read_text()
+    cut.write_text(text + '{"type":"round","n":4,"mo')  # the last line half written
+    assert run(tmp_path / "h.sqlite3", "import", str(cut)) == 0
+    assert count(tmp_path / "h.sqlite3", "rounds") == 3
+
+
+def damaged(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (file, what its one-line error says)."""
+    lines = EXAMPLES[0].read_text().splitlines()
+    middle = "\n".join([*lines[:3], "{not json", *lines[4:]]) + "\n"
+    ex = ROOT / "examples"
+    files = {
+        "middle_line": ("j.jsonl", middle, "line 4: damaged journal line"),
+        "truncated_json": ("g.json", EXAMPLES[1].read_text()[:80], "not JSON"),
+        "not_a_game": ("x.json", json.dumps({"hello": 1}), "not a CHOMP! journal"),
+        "bad_round": ("b.json", (ex / "getbit-bad-round.json").read_text(), "rounds[3].ted"),
+        "bad_sheet": ("f.json", (ex / "foodchain-bad-score.json").read_text(), "unicorn"),
+        "binary": ("bin.json", "", "not UTF-8"),
+        "no_start": ("s.jsonl", "\n".join(lines[1:]) + "\n", "line 1: a journal starts with"),
+    }  # fmt: skip
+    shutil.copy(ROOT / "examples" / "foodchain-catalog.example.json", tmp_path)
+    out = {}
+    for key, (name, text, says) in files.items():
+        path = tmp_path / name
+        if key == "binary":
+            path.write_bytes(b"\xff\xfe\x00garbage")
+        else:
+            path.write_text(text)
+        out[key] = (path, says)
+    out["missing"] = (tmp_path / "nowhere.json", "no such file")
+    return out
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "middle_line",
+        "truncated_json",
+        "not_a_game",
+        "bad_round",
+        "bad_sheet",
+        "binary",
+        "no_start",
+        "missing",
+    ],
+)
+def test_a_damaged_file_is_refused_in_one_line_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str
+) -> None:
+    path, says = damaged(tmp_path)[key]
+    db = tmp_path / "h.sqlite3"
+    assert run(db, "import", str(EXAMPLES[2]), str(path)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"companion: {path}")
+    assert says in err and "Traceback" not in err
+    assert count(db) == 0  # the good file before it was not imported either
+
+
+def test_an_alias_is_the_same_player_and_moves_her_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "h.sqlite3"
+    sheet = json.loads((ROOT / "examples" / "foodchain-score.json").read_text())
+    sheet["players"]["annie"] = sheet["players"].pop("ann")
+    sheet["catalog"] = str(ROOT / "examples" / "foodchain-catalog.example.json")
+    other = tmp_path / "annie.json"
+    other.write_text(json.dumps(sheet))
+    assert run(db, "import", str(EXAMPLES[1]), str(other)) == 0
+    assert run(db, "alias", "annie", "ann") == 0
+    assert run(db, "alias", "bob", "ann") == 2  # bob and ann played in the same game
+    assert "played in the same game" in capsys.readouterr().err
+    conn = connect(db)
+    assert [n for (n,) in conn.execute("SELECT name FROM players ORDER BY name")] == [
+        "ann",
+        "bob",
+        "cat",
+    ]
+    capsys.readouterr()
+    assert run(db, "stats", "ANNIE", "--json") == 0
+    figures = json.loads(capsys.readouterr().out)["players"][0]
+    assert figures["player"] == "ann"
+    assert figures["games"] == {
+        "getbit": {"played": 1, "won": 1},
+        "foodchain": {"played": 1, "won": 1},
+    }
+
+
+def test_the_env_var_names_the_default_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COMPANION_HISTORY_DB", str(tmp_path / "env.sqlite3"))
+    assert main(["history", "import", str(EXAMPLES[3])]) == 0
+    assert count(tmp_path / "env.sqlite3") == 1
