@@ -85,7 +85,7 @@ def test_spread_is_linear_interpolation_between_ordered_values() -> None:
     assert spread([]) is None
 
 
-def test_every_press_keeps_its_stamp_source_timing_class_and_fate(
+def test_c3_c4_c7_c8_every_press_keeps_its_stamp_source_timing_class_and_fate(
     conn: sqlite3.Connection, tmp_path: Path
 ) -> None:
     import_files([hand_journal(tmp_path / "j.jsonl")], conn)
@@ -173,7 +173,7 @@ def test_getbit_rounds_survived_and_bites_taken(conn: sqlite3.Connection) -> Non
     assert ann["getbit"]["bites_taken"] == 0
 
 
-def test_chomp_land_average_and_best(conn: sqlite3.Connection, tmp_path: Path) -> None:
+def test_d5_chomp_land_average_and_best(conn: sqlite3.Connection, tmp_path: Path) -> None:
     """examples/dino-game.json: ann 29 (second to cat on the tie-break), bob 14 (the land
     of examples/dino-placements.json). Then ann alone with that same land: 14, and she wins.
     ann: average (29 + 14) / 2 = 21.5, best 29."""
@@ -188,7 +188,7 @@ def test_chomp_land_average_and_best(conn: sqlite3.Connection, tmp_path: Path) -
     assert player_stats(conn, "bob")["dino"] == {"games": 1, "average": 14.0, "best": 14.0}
 
 
-def test_food_chain_scores_and_shared_wins(conn: sqlite3.Connection) -> None:
+def test_f12_food_chain_scores_and_wins(conn: sqlite3.Connection) -> None:
     import_files([ROOT / "examples" / "foodchain-score.json"], conn)
     assert player_stats(conn, "ann")["foodchain"] == {"games": 1, "average": 19.0, "best": 19.0}
     assert player_stats(conn, "ann")["games"]["foodchain"] == {"played": 1, "won": 1}

@@ -3,8 +3,9 @@
 Every game of the five kinds becomes one :class:`GameRecord`; CHOMP! games also carry
 their rounds and every press. The content hash is taken over the record itself (not the
 file's bytes), so the same game read twice, from a journal or from the referee, is the
-same game. The date is left out of the hash too: a journal's stamps are not wall-clock
-time, so an imported file is dated by its modification time, which a copy may change.
+same game. The date and the table are left out of the hash too: a journal's stamps are
+not wall-clock time, so an imported file is dated by its modification time (which a copy
+may change), and an import may not know where the game was played.
 """
 
 from __future__ import annotations
@@ -104,6 +105,6 @@ class GameRecord:
 
     def content_hash(self) -> str:
         """SHA-256 of the game itself: the same game gives the same hash, wherever from."""
-        body = {k: v for k, v in vars(self).items() if k not in ("source", "played_at")}
+        body = {k: v for k, v in vars(self).items() if k not in ("source", "played_at", "table")}
         text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=vars)
         return hashlib.sha256(text.encode()).hexdigest()
