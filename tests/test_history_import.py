@@ -60,11 +60,16 @@ def test_the_same_game_copied_elsewhere_with_a_new_time_is_the_same_game(tmp_pat
     assert count(db) == 1
 
 
-def test_a_journal_cut_short_by_a_power_cut_still_imports(tmp_path: Path) -> None:
+def test_a_journal_cut_short_by_a_power_cut_still_imports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cut = tmp_path / "cut.jsonl"
     text = EXAMPLES[0].read_text()
     cut.write_text(text + '{"type":"round","n":4,"mo')  # the last line half written
     assert run(tmp_path / "h.sqlite3", "import", str(cut)) == 0
+    assert capsys.readouterr().err == (
+        f"companion: warning: {cut}: line 26: cut short (power cut?), skipped\n"
+    )
     assert count(tmp_path / "h.sqlite3", "rounds") == 3
 
 

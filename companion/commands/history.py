@@ -106,7 +106,11 @@ def run_import(args: argparse.Namespace) -> int:
     when = _date(args.date) if args.date else None
     conn = _open(args)
     added = 0
-    for name, written in import_files(args.files, conn, when, args.table):
+
+    def warn(text: str) -> None:
+        print(f"companion: warning: {text}", file=sys.stderr)
+
+    for name, written in import_files(args.files, conn, when, args.table, warn):
         added += written.added
         state = "added" if written.added else "already in the history"
         print(f"{name}: game #{written.game_id} {state}")

@@ -155,10 +155,11 @@ def import_files(
     db: sqlite3.Connection,
     played_at: str | None = None,
     table: str = "",
+    warn: Callable[[str], None] | None = None,
 ) -> list[tuple[str, Written]]:
     """Read every file first (a damaged one stops the import before anything is written),
     then store each game in its own transaction."""
     from companion.history.readers import read_game_file
 
-    games = [(str(p), read_game_file(p, played_at, table)) for p in paths]
+    games = [(str(p), read_game_file(p, played_at, table, warn)) for p in paths]
     return [(name, write_game(db, game)) for name, game in games]

@@ -60,15 +60,23 @@ def _is_journal(text: str) -> bool:
     return isinstance(head, dict) and isinstance(head.get("type"), str) and "\n" in text.strip()
 
 
-def read_game_file(path: Path | str, played_at: str | None = None, table: str = "") -> GameRecord:
-    """The game in ``path``, dated ``played_at`` (default: the file's modification time)."""
+def read_game_file(
+    path: Path | str,
+    played_at: str | None = None,
+    table: str = "",
+    warn: Callable[[str], None] | None = None,
+) -> GameRecord:
+    """The game in ``path``, dated ``played_at`` (default: the file's modification time);
+    ``warn`` hears what was read but skipped (a journal's last line cut short)."""
     path = Path(path)
     source = str(path)
     text = _text(path)
     when = played_at or file_date(path)
     try:
         if _is_journal(text):
-            entries, _ = journal_entries(path)
+            entries, warnings = journal_entries(path)
+            for warning in warnings:
+                (warn or (lambda _: None))(warning)
             return game_from_entries(entries, when, source, table)
         raw = _json(text, source)
         reader = _reader_for(raw)

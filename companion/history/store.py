@@ -73,62 +73,67 @@ def write_game(conn: sqlite3.Connection, game: GameRecord) -> Written:
             ),
         )
         game_id = int(cursor.lastrowid or 0)
-        ids: dict[str, int] = {}
-        conn.executemany(
-            "INSERT INTO game_players(game_id, player_id, seat, score, rank, won, detail)"
-            " VALUES (?,?,?,?,?,?,?)",
-            [
-                (
-                    game_id,
-                    _player(conn, p.name, ids),
-                    seat,
-                    p.score,
-                    p.rank,
-                    int(p.won),
-                    _json(p.detail),
-                )
-                for seat, p in enumerate(game.players)
-            ],
-        )
-        conn.executemany(
-            "INSERT INTO rounds(game_id, n, outcome, reason, winner_id, lead_ns, counts, detail)"
-            " VALUES (?,?,?,?,?,?,?,?)",
-            [
-                (
-                    game_id,
-                    r.n,
-                    r.outcome,
-                    r.reason,
-                    None if r.winner is None else _player(conn, r.winner, ids),
-                    r.lead_ns,
-                    _json(r.counts),
-                    _json(r.detail),
-                )
-                for r in game.rounds
-            ],
-        )
-        conn.executemany(
-            "INSERT INTO presses(game_id, round_n, player_id, t_ns, source, timing,"
-            " uncertainty_us, use, counted, fate, cause) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    game_id,
-                    r.n,
-                    _player(conn, p.player, ids),
-                    p.t_ns,
-                    p.source,
-                    p.timing,
-                    p.uncertainty_us,
-                    p.use,
-                    int(p.counted),
-                    p.fate,
-                    p.cause,
-                )
-                for r in game.rounds
-                for p in r.presses
-            ],
-        )
+        _write_rows(conn, game_id, game)
     return Written(game_id, True)
+
+
+def _write_rows(conn: sqlite3.Connection, game_id: int, game: GameRecord) -> None:
+    """The game's players, rounds and presses (inside :func:`write_game`'s transaction)."""
+    ids: dict[str, int] = {}
+    conn.executemany(
+        "INSERT INTO game_players(game_id, player_id, seat, score, rank, won, detail)"
+        " VALUES (?,?,?,?,?,?,?)",
+        [
+            (
+                game_id,
+                _player(conn, p.name, ids),
+                seat,
+                p.score,
+                p.rank,
+                int(p.won),
+                _json(p.detail),
+            )
+            for seat, p in enumerate(game.players)
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO rounds(game_id, n, outcome, reason, winner_id, lead_ns, counts, detail)"
+        " VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (
+                game_id,
+                r.n,
+                r.outcome,
+                r.reason,
+                None if r.winner is None else _player(conn, r.winner, ids),
+                r.lead_ns,
+                _json(r.counts),
+                _json(r.detail),
+            )
+            for r in game.rounds
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO presses(game_id, round_n, player_id, t_ns, source, timing,"
+        " uncertainty_us, use, counted, fate, cause) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                game_id,
+                r.n,
+                _player(conn, p.player, ids),
+                p.t_ns,
+                p.source,
+                p.timing,
+                p.uncertainty_us,
+                p.use,
+                int(p.counted),
+                p.fate,
+                p.cause,
+            )
+            for r in game.rounds
+            for p in r.presses
+        ],
+    )
 
 
 def add_alias(conn: sqlite3.Connection, alias: str, name: str) -> None:
