@@ -160,3 +160,53 @@ def test_the_env_var_names_the_default_database(
     monkeypatch.setenv("COMPANION_HISTORY_DB", str(tmp_path / "env.sqlite3"))
     assert main(["history", "import", str(EXAMPLES[3])]) == 0
     assert count(tmp_path / "env.sqlite3") == 1
+
+
+def test_c4_a_journal_the_referee_wrote_keeps_its_recounted_false_start(tmp_path: Path) -> None:
+    """The real referee: cat presses 5 ms before a reveal button (journalled between rounds,
+    then recounted into the round as a C4 false start), ann slaps her plankton (the lowest:
+    C3) and bounces, bob wins."""
+    from companion.games.chomp import Card, ChompGame
+    from companion.history.store import game_rounds
+    from companion.referee.core import Referee, Timing
+    from companion.referee.journal import JournalWriter
+    from companion.signals import ButtonEdge, RevealStamp, SourceInfo, TimingClass
+
+    ms = 1_000_000
+    timing = Timing.from_ms(
+        tie_window_us=500, settle_ms=5, lockout_ms=150, stuck_ms=2000, round_timeout_s=10,
+        end_ms=1500, countdown_beeps=3, countdown_interval_ms=600,
+    )  # fmt: skip
+    ref = Referee(
+        ChompGame.new(("ann", "bob", "cat")),
+        timing,
+        [SourceInfo("gpio", TimingClass.KERNEL_EDGE, 20)],
+    )
+    writer = JournalWriter(tmp_path / "journal.jsonl")
+    writer.write([ref.start_info()])
+    reveal = 1000 * ms
+    steps = [
+        ref.on_edge(ButtonEdge("cat", True, reveal - 5 * ms, "gpio", 0), reveal - 5 * ms),
+        ref.reveal(RevealStamp(reveal, "button")),
+        ref.on_edge(ButtonEdge("ann", True, reveal + 300 * ms, "gpio", 1), reveal + 300 * ms),
+        ref.on_edge(ButtonEdge("ann", False, reveal + 310 * ms, "gpio", 2), reveal + 310 * ms),
+        ref.on_edge(ButtonEdge("ann", True, reveal + 320 * ms, "gpio", 3), reveal + 320 * ms),
+        ref.on_edge(ButtonEdge("bob", True, reveal + 350 * ms, "gpio", 4), reveal + 350 * ms),
+        ref.set_cards({"ann": (Card.PLANKTON,), "bob": (Card.SEAL,), "cat": (Card.SHARK,)}, reveal),
+        ref.tick(reveal + 3000 * ms),
+    ]
+    for step in steps:
+        writer.write(step.journal, durable=True)
+    writer.close()
+    db = tmp_path / "h.sqlite3"
+    assert run(db, "import", str(writer.path)) == 0
+    (rnd,) = game_rounds(connect(db), 1)
+    assert [
+        (p["player"], p["t_ns"], p["source"], p["timing"], p["fate"], p["cause"])
+        for p in rnd["presses"]
+    ] == [
+        ("cat", -5 * ms, "recount", "kernel_edge", "bad_chomp", "false_start"),
+        ("ann", 300 * ms, "gpio", "kernel_edge", "bad_chomp", "lowest_card"),
+        ("ann", 320 * ms, "gpio", "kernel_edge", "bounce", None),
+        ("bob", 350 * ms, "gpio", "kernel_edge", "won", None),
+    ]

@@ -126,11 +126,13 @@ def _lead(presses: Sequence[PressRecord], verdict: Mapping[str, Any]) -> int | N
     return min(later) if later else None
 
 
-def _timing(start: Mapping[str, Any]) -> dict[str, tuple[str, int | None]]:
-    """Source name -> (timing class, uncertainty); "" is the fallback for edges the
-    referee re-journalled at a reveal ("recount"), taken by the game's only source."""
+def _timing(entries: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, int | None]]:
+    """Source name -> (timing class, uncertainty), from the start entry and any resume
+    (a restart may bring another source); "" is the fallback for edges the referee
+    re-journalled at a reveal ("recount"), taken by the game's only source."""
     table: dict[str, tuple[str, int | None]] = {}
-    for source in start.get("sources", ()):
+    sources = [s for e in entries if e["type"] in ("start", "resume") for s in e.get("sources", ())]
+    for source in sources:
         error = source.get("uncertainty_us")
         table[str(source["name"])] = (str(source["timing"]), None if error is None else int(error))
     if len(table) == 1:
@@ -144,7 +146,7 @@ def game_from_entries(
     """The game a journal tells: rounds with verdicts, presses with fates, the result."""
     start = entries[0]
     players = [str(p) for p in start["players"]]
-    timing = _timing(start)
+    timing = _timing(entries)
     rounds: list[RoundRecord] = []
     last: Mapping[str, Any] = {"cards": dict(start["deal"]), "over": False, "winner": None}
     for rnd in _rounds(entries):
