@@ -210,3 +210,35 @@ def test_c4_a_journal_the_referee_wrote_keeps_its_recounted_false_start(tmp_path
         ("ann", 320 * ms, "gpio", "kernel_edge", "bounce", None),
         ("bob", 350 * ms, "gpio", "kernel_edge", "won", None),
     ]
+
+
+def test_a_journal_imported_mid_game_is_replaced_by_its_longer_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = EXAMPLES[0].read_text().splitlines(keepends=True)
+    cut = [i for i, line in enumerate(lines) if '"type":"edge","n":3' in line][0]
+    early = tmp_path / "early.jsonl"  # round 3 has begun: revealed, one press, no verdict
+    early.write_text("".join(lines[: cut + 1]))
+    db = tmp_path / "h.sqlite3"
+    assert run(db, "import", str(early)) == 0
+    assert run(db, "import", str(EXAMPLES[0])) == 0
+    assert "game #2 added (it continues #1, which it replaces)" in capsys.readouterr().out
+    assert count(db) == 1 and count(db, "rounds") == 3
+    assert run(db, "import", str(early)) == 0  # the shorter copy again: nothing to add
+    assert "game #2 already in the history" in capsys.readouterr().out
+    assert count(db) == 1
+
+
+def test_g_a_getbit_save_mid_game_then_at_the_end_is_one_game(tmp_path: Path) -> None:
+    game = json.loads(EXAMPLES[1].read_text())
+    db = tmp_path / "h.sqlite3"
+    for n in (2, 3, 5):
+        save = tmp_path / f"after-{n}.json"
+        save.write_text(json.dumps({**game, "rounds": game["rounds"][:n]}))
+        assert run(db, "import", str(save)) == 0
+    assert count(db) == 1 and count(db, "rounds") == 5
+    other = tmp_path / "other.json"  # the same setup, another game: kept apart
+    rounds = [game["rounds"][0], {"red": 3, "blue": 2, "green": 4, "yellow": 5}]
+    other.write_text(json.dumps({**game, "rounds": rounds}))
+    assert run(db, "import", str(other)) == 0
+    assert count(db) == 2

@@ -113,6 +113,8 @@ def run_import(args: argparse.Namespace) -> int:
     for name, written in import_files(args.files, conn, when, args.table, warn):
         added += written.added
         state = "added" if written.added else "already in the history"
+        if written.replaced is not None:
+            state += f" (it continues #{written.replaced}, which it replaces)"
         print(f"{name}: game #{written.game_id} {state}")
     print(f"{added} game{'s' * (added != 1)} added")
     return 0

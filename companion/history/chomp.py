@@ -11,7 +11,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.history.model import GameRecord, PlayerResult, PressRecord, RoundRecord
+from companion.history.model import GameRecord, PlayerResult, PressRecord, RoundRecord, digest
 from companion.referee.journal import read_journal
 
 NOT_PRESSES = ("release", "between_rounds")  # edges the history does not keep
@@ -202,4 +202,13 @@ def game_from_entries(
         },
         tuple(rounds),
         source,
+        _key(entries),
     )
+
+
+def _key(entries: Sequence[dict[str, Any]]) -> str:
+    """The game whatever its length: its start, and when its first round opened (a
+    monotonic stamp, so no two games share it)."""
+    first = next((e["opened_ns"] for e in entries if e["type"] == "round"), None)
+    start = {k: v for k, v in entries[0].items() if k not in ("sources",)}
+    return digest({"kind": "chomp", "start": start, "first_round_opened_ns": first})

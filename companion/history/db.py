@@ -35,7 +35,7 @@ CREATE TABLE aliases (
     player_id INTEGER NOT NULL REFERENCES players(id) ON DELETE CASCADE
 );
 CREATE TABLE games (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     kind TEXT NOT NULL CHECK (kind IN ('chomp', 'dino', 'getbit', 'foodchain', 'chips')),
     played_at TEXT NOT NULL,
     table_name TEXT NOT NULL DEFAULT '',
@@ -46,9 +46,11 @@ CREATE TABLE games (
     detail TEXT NOT NULL DEFAULT '{}',
     source TEXT NOT NULL DEFAULT '',
     content_hash TEXT NOT NULL UNIQUE,
+    game_key TEXT NOT NULL DEFAULT '',
     recorded_at TEXT NOT NULL
 );
 CREATE INDEX games_by_kind_date ON games(kind, played_at);
+CREATE INDEX games_by_key ON games(game_key) WHERE game_key != '';
 CREATE TABLE game_players (
     game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
     player_id INTEGER NOT NULL REFERENCES players(id),
@@ -68,6 +70,7 @@ CREATE TABLE rounds (
     reason TEXT NOT NULL DEFAULT '',
     winner_id INTEGER REFERENCES players(id),
     lead_ns INTEGER,
+    digest TEXT NOT NULL DEFAULT '',
     counts TEXT NOT NULL DEFAULT '{}',
     detail TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (game_id, n)

@@ -85,6 +85,9 @@ class PlayerResult:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+UNHASHED = ("source", "played_at", "table", "key")
+
+
 @dataclass(frozen=True)
 class GameRecord:
     kind: str
@@ -98,6 +101,7 @@ class GameRecord:
     detail: dict[str, Any] = field(default_factory=dict)
     rounds: tuple[RoundRecord, ...] = ()
     source: str = ""  # the file or command it came from (not part of the hash)
+    key: str = ""  # the same game at any length: a longer save of it replaces an unfinished one
 
     @property
     def winners(self) -> tuple[str, ...]:
@@ -105,6 +109,15 @@ class GameRecord:
 
     def content_hash(self) -> str:
         """SHA-256 of the game itself: the same game gives the same hash, wherever from."""
-        body = {k: v for k, v in vars(self).items() if k not in ("source", "played_at", "table")}
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=vars)
-        return hashlib.sha256(text.encode()).hexdigest()
+        return digest({k: v for k, v in vars(self).items() if k not in UNHASHED})
+
+
+def digest(value: object) -> str:
+    """SHA-256 of plain data (records included), the same however it was built."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=vars)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def round_digest(rnd: RoundRecord) -> str:
+    """A settled round's fingerprint; an unsettled one has none ("": it may still change)."""
+    return "" if rnd.outcome in ("", "abandoned") else digest(rnd)

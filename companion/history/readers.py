@@ -17,7 +17,7 @@ from companion import data
 from companion.errors import InputError, RuleError
 from companion.games import dino, dino_catalog, dino_text, foodchain, getbit
 from companion.history.chomp import game_from_entries, journal_entries
-from companion.history.model import GameRecord, PlayerResult, RoundRecord
+from companion.history.model import GameRecord, PlayerResult, RoundRecord, digest
 
 WHAT = "a CHOMP! journal, a Get Bit! save, a Chomp game or a Food Chain score sheet"
 
@@ -185,6 +185,7 @@ def getbit_record(
         {"setup": setup.to_dict()},
         tuple(rounds),
         source,
+        digest({"kind": "getbit", "setup": setup.to_dict()}),
     )
 
 

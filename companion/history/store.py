@@ -15,7 +15,7 @@ from typing import Any
 
 from companion.errors import InputError
 from companion.history.db import write
-from companion.history.model import GameRecord
+from companion.history.model import GameRecord, round_digest
 
 
 def _json(value: Any) -> str:
@@ -44,20 +44,50 @@ def _player(conn: sqlite3.Connection, name: str, cache: dict[str, int]) -> int:
 @dataclass(frozen=True)
 class Written:
     game_id: int
-    added: bool  # False: the same game was already there
+    added: bool  # False: the same game (or a longer copy of it) was already there
+    replaced: int | None = None  # the unfinished, shorter copy of this game it replaced
+
+
+def _copies(conn: sqlite3.Connection, game: GameRecord) -> tuple[int | None, int | None]:
+    """(an unfinished shorter copy of this game, a longer copy of it) already stored.
+
+    Copies share the game's key, and each settled round of the shorter one is the same as
+    the longer one's round of that number (a journal imported mid-game, then finished)."""
+    if not game.key:
+        return None, None
+    mine = {r.n: round_digest(r) for r in game.rounds}
+    for game_id, finished in conn.execute(
+        "SELECT id, finished FROM games WHERE game_key = ? AND kind = ? ORDER BY id",
+        (game.key, game.kind),
+    ).fetchall():
+        theirs = dict(conn.execute("SELECT n, digest FROM rounds WHERE game_id = ?", (game_id,)))
+        shorter = not finished and len(theirs) <= len(mine)
+        if shorter and all(not d or mine.get(n) == d for n, d in theirs.items()):
+            return int(game_id), None
+        longer = not game.finished and len(mine) <= len(theirs)
+        if longer and all(not d or theirs.get(n) == d for n, d in mine.items()):
+            return None, int(game_id)
+    return None, None
 
 
 def write_game(conn: sqlite3.Connection, game: GameRecord) -> Written:
-    """Store one game in one transaction, unless its content hash is already stored."""
+    """Store one game in one transaction, unless its content hash is already stored; an
+    unfinished shorter copy of it (an earlier save, a journal imported mid-game) goes."""
     digest = game.content_hash()
     with write(conn):
         row = conn.execute("SELECT id FROM games WHERE content_hash = ?", (digest,)).fetchone()
         if row is not None:
             return Written(int(row[0]), False)
+        replaced, longer = _copies(conn, game)
+        if longer is not None:
+            return Written(longer, False)
+        if replaced is not None:
+            conn.execute("DELETE FROM games WHERE id = ?", (replaced,))
         now = datetime.now(UTC).isoformat(timespec="seconds")
         cursor = conn.execute(
             "INSERT INTO games(kind, played_at, table_name, mode, variants, finished, result,"
-            " detail, source, content_hash, recorded_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            " detail, source, content_hash, game_key, recorded_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 game.kind,
                 game.played_at,
@@ -69,12 +99,13 @@ def write_game(conn: sqlite3.Connection, game: GameRecord) -> Written:
                 _json(game.detail),
                 game.source,
                 digest,
+                game.key,
                 now,
             ),
         )
         game_id = int(cursor.lastrowid or 0)
         _write_rows(conn, game_id, game)
-    return Written(game_id, True)
+    return Written(game_id, True, replaced)
 
 
 def _write_rows(conn: sqlite3.Connection, game_id: int, game: GameRecord) -> None:
@@ -97,8 +128,8 @@ def _write_rows(conn: sqlite3.Connection, game_id: int, game: GameRecord) -> Non
         ],
     )
     conn.executemany(
-        "INSERT INTO rounds(game_id, n, outcome, reason, winner_id, lead_ns, counts, detail)"
-        " VALUES (?,?,?,?,?,?,?,?)",
+        "INSERT INTO rounds(game_id, n, outcome, reason, winner_id, lead_ns, digest, counts,"
+        " detail) VALUES (?,?,?,?,?,?,?,?,?)",
         [
             (
                 game_id,
@@ -107,6 +138,7 @@ def _write_rows(conn: sqlite3.Connection, game_id: int, game: GameRecord) -> Non
                 r.reason,
                 None if r.winner is None else _player(conn, r.winner, ids),
                 r.lead_ns,
+                round_digest(r),
                 _json(r.counts),
                 _json(r.detail),
             )
@@ -221,7 +253,7 @@ def get_game(conn: sqlite3.Connection, game_id: int) -> GameRow:
 
 
 def _game_row(conn: sqlite3.Connection, row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
-    (gid, kind, played_at, table, mode, variants, finished, result, detail, source, _h, _r) = row
+    gid, kind, played_at, table, mode, variants, finished, result, detail, source = row[:10]
     players = [
         {
             "name": name,
