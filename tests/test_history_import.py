@@ -77,6 +77,9 @@ def damaged(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     """name -> (file, what its one-line error says)."""
     lines = EXAMPLES[0].read_text().splitlines()
     middle = "\n".join([*lines[:3], "{not json", *lines[4:]]) + "\n"
+    no_counts = "".join(
+        line.replace(',"cards":{"ann":11', ',"counts":{"ann":11') + "\n" for line in lines
+    )
     ex = ROOT / "examples"
     files = {
         "middle_line": ("j.jsonl", middle, "line 4: damaged journal line"),
@@ -85,6 +88,7 @@ def damaged(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "bad_round": ("b.json", (ex / "getbit-bad-round.json").read_text(), "rounds[3].ted"),
         "bad_sheet": ("f.json", (ex / "foodchain-bad-score.json").read_text(), "unicorn"),
         "binary": ("bin.json", "", "not UTF-8"),
+        "verdict_without_cards": ("v.jsonl", no_counts, "damaged: KeyError: 'cards'"),
         "no_start": ("s.jsonl", "\n".join(lines[1:]) + "\n", "line 1: a journal starts with"),
     }  # fmt: skip
     shutil.copy(ROOT / "examples" / "foodchain-catalog.example.json", tmp_path)
@@ -110,6 +114,7 @@ def damaged(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "bad_sheet",
         "binary",
         "no_start",
+        "verdict_without_cards",
         "missing",
     ],
 )

@@ -31,6 +31,7 @@ __all__ = [
     "Written",
     "connect",
     "default_path",
+    "import_files",
     "now",
     "record_chips",
     "record_chomp_journal",
@@ -133,7 +134,8 @@ def record_later(
     **kwargs: Any,
 ) -> threading.Thread:
     """Run a ``record_*`` call on a thread of its own, so the caller never waits on the
-    disk; a failure is reported through ``on_error`` (default: one line on stderr)."""
+    disk; a failure is reported through ``on_error`` (default: one line on stderr). The
+    thread is not a daemon: a program that ends waits for the game to be written."""
 
     def run() -> None:
         try:
