@@ -118,3 +118,34 @@ def test_export_to_a_file(db_path: Path, tmp_path: Path) -> None:
         == 0
     )
     assert len(json.loads(out.read_text())["plays"]) == 4
+
+
+def test_bgstats_links_carry_bg_stats_documented_play_json(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    assert main(["history", "--db", str(db_path), "export", "--format", "bgstats-links"]) == 0
+    links = capsys.readouterr().out.splitlines()
+    assert len(links) == 4
+    plays = []
+    for link in links:
+        url = urlsplit(link)
+        assert (url.scheme, url.netloc, url.path) == (
+            "https",
+            "app.bgstatsapp.com",
+            "/createPlay.html",
+        )
+        (data,) = parse_qs(url.query)["data"]
+        plays.append(json.loads(data))
+    assert {p["sourceName"] for p in plays} == {"companion"}
+    assert len({p["sourcePlayId"] for p in plays}) == 4
+    dino = next(p for p in plays if p["game"]["name"] == "Chomp")
+    assert dino["playDate"] == "2026-11-01 20:00:00" and dino["location"] == "kitchen"
+    assert [(q["name"], q["score"], q["rank"], q["winner"]) for q in dino["players"]] == [
+        ("ann", 29.0, 2, False),
+        ("bob", 14.0, 3, False),
+        ("cat", 29.0, 1, True),
+    ]
+    chomp = next(p for p in plays if p["game"]["name"] == "CHOMP!")
+    assert chomp["comments"] == "unfinished game" and "rank" not in chomp["players"][0]

@@ -61,7 +61,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     stats.set_defaults(handler=run_stats)
 
     export = sub.add_parser("export", help="CSV, the whole database as JSON, or BG Stats")
-    export.add_argument("--format", choices=("csv", "json", "bgstats"), default="csv")
+    export.add_argument(
+        "--format",
+        choices=("csv", "json", "bgstats", "bgstats-links"),
+        default="csv",
+        help="csv (a row per player per game), json (the whole database), bgstats (a Play "
+        "File), bgstats-links (a BG Stats import link per play); docs/history.md",
+    )
     export.add_argument("--since", metavar="DATE", type=_date, help="games on or after DATE")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (default stdout)")
     export.set_defaults(handler=run_export)
@@ -178,7 +184,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from companion.history.export import dump, to_bgstats, to_csv, to_json
+    from companion.history.export import dump, to_bgstats, to_bgstats_links, to_csv, to_json
     from companion.history.store import list_games
 
     conn = _open(args)
@@ -186,6 +192,8 @@ def run_export(args: argparse.Namespace) -> int:
         text = dump(to_json(conn, args.since))
     elif args.format == "bgstats":
         text = dump(to_bgstats(list_games(conn, since=args.since)))
+    elif args.format == "bgstats-links":
+        text = to_bgstats_links(list_games(conn, since=args.since))
     else:
         text = to_csv(list_games(conn, since=args.since))
     if args.output:

@@ -10,6 +10,7 @@ import json
 import sqlite3
 import uuid
 from typing import Any
+from urllib.parse import quote
 
 from companion.history.db import version
 from companion.history.model import GAME_NAMES
@@ -172,6 +173,58 @@ def to_bgstats(games: list[GameRow]) -> dict[str, Any]:
         ],
         "plays": plays,
     }
+
+
+CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html?data="
+SOURCE_NAME = "companion"
+
+
+def bgstats_play(g: GameRow) -> dict[str, Any]:
+    """One play as BG Stats' documented "push a play" JSON (docs/history.md)."""
+    play: dict[str, Any] = {
+        "sourceName": SOURCE_NAME,
+        "sourcePlayId": _uid("play", g.kind, g.id, g.played_at),
+        "playDate": _bgs_date(g.played_at),
+        "game": {
+            "name": GAME_NAMES[g.kind],
+            "sourceGameId": g.kind,
+            "highestWins": True,
+            "noPoints": all(p["score"] is None for p in g.players),
+        },
+        "players": [
+            {
+                key: value
+                for key, value in (
+                    ("name", p["name"]),
+                    ("sourcePlayerId", _uid("player", p["name"])),
+                    ("score", p["score"]),
+                    ("winner", p["won"]),
+                    ("rank", p["rank"]),
+                    ("startPlayer", p["seat"] == 0),
+                    ("role", ""),
+                )
+                if value is not None  # unknown: left out, not null
+            }
+            for p in g.players
+        ],
+    }
+    board = " ".join([g.mode, *g.variants]).strip()
+    if board:
+        play["board"] = board
+    if g.table:
+        play["location"] = g.table
+    if not g.finished:
+        play["comments"] = "unfinished game"
+    return play
+
+
+def to_bgstats_links(games: list[GameRow]) -> str:
+    """A link per play: opened on a phone with BG Stats, each shows the app's import
+    dialog for that play."""
+    return "".join(
+        CREATE_PLAY + quote(json.dumps(bgstats_play(g), separators=(",", ":")), safe="") + "\n"
+        for g in games
+    )
 
 
 def dump(value: Any) -> str:
