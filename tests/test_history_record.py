@@ -136,3 +136,21 @@ def test_the_same_games_written_twice_are_stored_once(tmp_path: Path) -> None:
     assert all(write_game(conn, g).added for g in games)
     assert not any(write_game(conn, g).added for g in games)
     assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 5
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10**6))
+def test_quantiles_read_off_the_index_equal_those_of_the_list(seed: int) -> None:
+    """stats picks p10/median/p90 by position in SQLite's index; the same figures as
+    :func:`spread` over every reaction time."""
+    from companion.history.stats import reaction_spread, reaction_times_us
+    from companion.history.store import find_player
+
+    conn = connect(":memory:")
+    rng = random.Random(seed)
+    for _ in range(3):
+        write_game(conn, game_from_entries(journal(rng, rounds=12), "2026-01-01"))
+    for name in ("ann", "bob", "cat", "dan"):
+        pid = find_player(conn, name)
+        assert pid is not None
+        assert reaction_spread(conn, pid) == spread(reaction_times_us(conn, pid))
