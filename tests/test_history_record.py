@@ -38,7 +38,7 @@ def test_record_chomp_journal_once_however_often_it_is_called(tmp_path: Path) ->
     assert game.kind == "chomp" and game.table == "kitchen"
 
 
-def test_record_getbit_a_finished_game(tmp_path: Path) -> None:
+def test_g3_g5_record_getbit_a_finished_game(tmp_path: Path) -> None:
     setup = getbit.Setup(
         getbit.default_robots(["ann", "bob", "cat", "dan"]), ("ann", "bob", "cat", "dan")
     )
@@ -55,6 +55,11 @@ def test_record_getbit_a_finished_game(tmp_path: Path) -> None:
     assert [p["name"] for p in game.players if p["won"]] == [state.winner]
     bites = sum(p["detail"]["bites_taken"] for p in game.players)
     assert bites == len(rounds) - 1  # G3: a bite every round but the first
+    # G5: the winner first, then the robots in the reverse of the order they went out
+    owners = [setup.robots[r] for r in reversed(state.out)]
+    by_rank = sorted(game.players, key=lambda p: p["rank"])
+    assert [p["name"] for p in by_rank] == [state.winner, *owners]
+    assert [p["rank"] for p in by_rank] == [1, 2, 3, 4]
 
 
 def test_record_dino_and_foodchain_and_chips(tmp_path: Path) -> None:

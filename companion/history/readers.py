@@ -150,11 +150,12 @@ def getbit_record(
         )
     final = game.state
     limbs = {p: sum(final.halves[r] for r in setup.robots_of(p)) / 2 for p in setup.players}
+    ranks = _getbit_ranks(final) if final.over else {}
     players = tuple(
         PlayerResult(
             p,
             limbs[p],
-            (1 if p == final.winner else 2) if final.over else None,
+            ranks.get(p),
             p == final.winner,
             {
                 "bites_taken": bites[p],
@@ -187,6 +188,23 @@ def getbit_record(
         source,
         digest({"kind": "getbit", "setup": setup.to_dict()}),
     )
+
+
+def _getbit_ranks(final: getbit.GetBit) -> dict[str, int]:
+    """The winner first; then players with a robot still in play (sharing a place); then
+    the others, the later their last robot went out the better (G5)."""
+    setup = final.setup
+    gone = {
+        p: max(final.out.index(r) for r in setup.robots_of(p))
+        for p in setup.players
+        if all(r in final.out for r in setup.robots_of(p))
+    }
+    ranks = {} if final.winner is None else {final.winner: 1}
+    still = [p for p in setup.players if p not in gone and p not in ranks]
+    ranks.update(dict.fromkeys(still, len(ranks) + 1))
+    for place, p in enumerate(sorted(gone, key=lambda p: -gone[p]), len(ranks) + 1):
+        ranks[p] = place
+    return ranks
 
 
 def getbit_game(raw: Any, path: Path, played_at: str, table: str) -> GameRecord:
