@@ -32,6 +32,7 @@ def test_opened_in_wal_with_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> N
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == db.BUSY_TIMEOUT_MS
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL: synced at commit
     assert version(conn) == LATEST
     tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"players", "aliases", "games", "game_players", "rounds", "presses"} <= tables

@@ -127,7 +127,9 @@ def connect(
         conn.execute("PRAGMA foreign_keys = ON")
         if where != MEMORY:
             conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at each checkpoint
+            # FULL: the WAL is synced at every commit, so a power cut cannot take back a
+            # game already written (NORMAL could lose the last few commits).
+            conn.execute("PRAGMA synchronous = FULL")
         migrate(conn, migrations)
     except sqlite3.DatabaseError as exc:
         raise InputError("", f"not a history database ({exc})", where) from None
