@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "foodchain": ("companion.commands.foodchain", "Food Chain: scores and the card catalog"),
     "chips": ("companion.commands.chips", "The Great Chips Escape: the table helper"),
     "tags": ("companion.commands.tags", "NFC tags or barcodes on the cards"),
+    "history": ("companion.commands.history", "every game remembered: stats, plots, export"),
     "bench": ("companion.commands.bench", "measure the referee and the bridge, print figures"),
 }
 

@@ -36,6 +36,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     bridge.add_argument("--json", action="store_true", help="one JSON object")
     bridge.set_defaults(handler=run_bench_bridge)
 
+    history = sub.add_parser(
+        "history",
+        help="import generated CHOMP! games into a history database, time the stats",
+        description="Import generated CHOMP! games (about 40 rounds each) into a fresh "
+        "history database and time one player's stats over it (docs/history.md).",
+    )
+    history.add_argument("--games", type=int, default=1000, help="games to import (1000)")
+    history.add_argument("--rounds", type=int, default=40, help="rounds at most a game (40)")
+    history.add_argument("--stats-calls", type=int, default=100, help="stats calls timed (100)")
+    history.add_argument("--seed", type=int, default=1)
+    history.add_argument("--json", action="store_true", help="one JSON object")
+    history.set_defaults(handler=run_bench_history)
+
     from companion.commands.scan import register_bench  # photos: OpenCV stays lazy
 
     register_bench(sub)
@@ -62,4 +75,18 @@ def run_bench_bridge(args: argparse.Namespace) -> int:
 
     report = bench_bridge(args.frames, args.latency_trials, args.sync_seconds, args.seed)
     print(dump_json(report) if args.json else "\n".join(format_bench_bridge(report)))
+    return 0
+
+
+def run_bench_history(args: argparse.Namespace) -> int:
+    from companion.history.bench import bench_history
+
+    report = bench_history(args.games, args.rounds, args.stats_calls, args.seed)
+    if args.json:
+        print(dump_json(report))
+        return 0
+    stats = report["stats_ms"]
+    print(f"games: {report['games']} ({report['rounds_per_game']} rounds each on average)")
+    print(f"import: {report['games_per_s']} games/s; database {report['db_bytes']} bytes")
+    print(f"stats for one player: p50 {stats['p50']} ms, p99 {stats['p99']} ms")
     return 0

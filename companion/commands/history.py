@@ -1,0 +1,211 @@
+"""``companion history``: every game remembered (docs/history.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from datetime import date
+from pathlib import Path
+
+from companion.errors import InputError
+
+KINDS = ("chomp", "dino", "getbit", "foodchain", "chips")
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    history = commands.add_parser(
+        "history",
+        help="every game remembered: import, list, show, stats, plots, export",
+        description="The history database (docs/history.md): games of all five kinds, "
+        "their players, CHOMP! rounds and presses.",
+    )
+    history.add_argument(
+        "--db",
+        metavar="FILE",
+        help="the database (default $COMPANION_HISTORY_DB, else "
+        "$XDG_DATA_HOME/companion/history.sqlite3)",
+    )
+    sub = history.add_subparsers(dest="history_command", metavar="COMMAND", required=True)
+
+    imp = sub.add_parser(
+        "import",
+        help="earlier games from files: CHOMP! journals, Get Bit! saves, Chomp games, "
+        "Food Chain score sheets",
+    )
+    imp.add_argument("files", nargs="+", metavar="FILE")
+    imp.add_argument("--date", help="the games' date (ISO 8601; default: each file's time)")
+    imp.add_argument("--table", default="", help="where the games were played")
+    imp.set_defaults(handler=run_import)
+
+    lst = sub.add_parser("list", help="games, oldest first")
+    _filters(lst)
+    lst.add_argument("--json", action="store_true", help="one JSON object")
+    lst.set_defaults(handler=run_list)
+
+    show = sub.add_parser("show", help="one game round by round")
+    show.add_argument("game", type=int, metavar="GAME", help="the game's number (history list)")
+    show.add_argument("--json", action="store_true", help="one JSON object")
+    show.add_argument("--svg", metavar="FILE", help="save its counts round by round as SVG")
+    show.set_defaults(handler=run_show)
+
+    stats = sub.add_parser("stats", help="games played and won, reaction times, bad chomps...")
+    stats.add_argument("player", nargs="?", metavar="PLAYER", help="one player (default: all)")
+    stats.add_argument("--json", action="store_true", help="one JSON object")
+    stats.add_argument(
+        "--svg",
+        metavar="FILE",
+        help="save a plot: reaction times side by side (all players), or PLAYER's form",
+    )
+    stats.add_argument("--game", choices=KINDS, help="the form plot: only this game")
+    stats.set_defaults(handler=run_stats)
+
+    export = sub.add_parser("export", help="CSV, the whole database as JSON, or BG Stats")
+    export.add_argument(
+        "--format",
+        choices=("csv", "json", "bgstats", "bgstats-links"),
+        default="csv",
+        help="csv (a row per player per game), json (the whole database), bgstats (a Play "
+        "File), bgstats-links (a BG Stats import link per play); docs/history.md",
+    )
+    export.add_argument("--since", metavar="DATE", type=_date, help="games on or after DATE")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here (default stdout)")
+    export.set_defaults(handler=run_export)
+
+    alias = sub.add_parser("alias", help="another name of a player (her games move with it)")
+    alias.add_argument("alias", metavar="ALIAS")
+    alias.add_argument("name", metavar="NAME")
+    alias.set_defaults(handler=run_alias)
+
+
+def _date(text: str) -> str:
+    try:
+        return date.fromisoformat(text[:10]).isoformat() + text[10:]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def _filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=KINDS, help="only this game")
+    parser.add_argument("--player", help="only games with this player (name or alias)")
+    parser.add_argument("--since", type=_date, metavar="DATE", help="on or after DATE")
+    parser.add_argument("--until", type=_date, metavar="DATE", help="on or before DATE")
+
+
+def _open(args: argparse.Namespace) -> sqlite3.Connection:
+    from companion.history.db import connect
+
+    return connect(args.db)
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError("", f"cannot write: {exc.strerror}", path) from None
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from companion.history import import_files
+
+    when = _date(args.date) if args.date else None
+    conn = _open(args)
+    added = 0
+
+    def warn(text: str) -> None:
+        print(f"companion: warning: {text}", file=sys.stderr)
+
+    for name, written in import_files(args.files, conn, when, args.table, warn):
+        added += written.added
+        state = "added" if written.added else "already in the history"
+        if written.replaced is not None:
+            state += f" (it continues #{written.replaced}, which it replaces)"
+        print(f"{name}: game #{written.game_id} {state}")
+    print(f"{added} game{'s' * (added != 1)} added")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from companion.files import dump_json
+    from companion.history.store import list_games
+    from companion.history.text import game_line
+
+    games = list_games(_open(args), args.game, args.player, args.since, args.until)
+    if args.json:
+        print(dump_json({"games": [asdict(g) for g in games]}))
+        return 0
+    for g in games:
+        print(game_line(g))
+    if not games:
+        print("no games")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from companion.files import dump_json
+    from companion.history.store import game_rounds, get_game
+    from companion.history.text import show_lines
+
+    conn = _open(args)
+    game = get_game(conn, args.game)
+    rounds = game_rounds(conn, args.game)
+    if args.svg:
+        from companion.history.plots import counts_svg
+
+        _write(args.svg, counts_svg(conn, args.game))
+    if args.json:
+        print(dump_json({**asdict(game), "rounds": rounds}))
+        return 0
+    print("\n".join(show_lines(game, rounds)))
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from companion.files import dump_json
+    from companion.history.stats import all_stats, player_stats, stats_lines
+
+    conn = _open(args)
+    figures = [player_stats(conn, args.player)] if args.player else all_stats(conn)
+    if args.svg:
+        from companion.history.plots import form_svg, reaction_svg
+
+        svg = form_svg(conn, args.player, args.game) if args.player else reaction_svg(conn)
+        _write(args.svg, svg)
+    if args.json:
+        print(dump_json({"players": figures}))
+        return 0
+    print("\n".join(line for f in figures for line in stats_lines(f)) or "no players")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from companion.history.export import dump, to_bgstats, to_bgstats_links, to_csv, to_json
+    from companion.history.store import list_games
+
+    conn = _open(args)
+    if args.format == "json":
+        text = dump(to_json(conn, args.since))
+    elif args.format == "bgstats":
+        text = dump(to_bgstats(list_games(conn, since=args.since)))
+    elif args.format == "bgstats-links":
+        text = to_bgstats_links(list_games(conn, since=args.since))
+    else:
+        text = to_csv(list_games(conn, since=args.since))
+    if args.output:
+        _write(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def run_alias(args: argparse.Namespace) -> int:
+    from companion.history.store import add_alias
+
+    add_alias(_open(args), args.alias, args.name)
+    print(f"{args.alias} is {args.name}")
+    return 0

@@ -1,0 +1,167 @@
+"""Every game remembered: a SQLite history of the five games, their players and figures.
+
+The recording API (docs/history.md) is what the tables and the scoring commands call
+once a game or a score is finished. Each call opens the database, writes the game in one
+short transaction and closes it; the same game recorded twice is stored once. None of
+them belongs on a decision path: the referee records from its journal after the game
+(or through :func:`record_later`, on a thread of its own).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from companion.history.db import connect, default_path
+from companion.history.model import GameRecord, PlayerResult
+from companion.history.store import Written, write_game
+
+if TYPE_CHECKING:
+    from companion.games.dino import Land
+    from companion.games.foodchain import PlayerScore
+    from companion.games.getbit import Replay
+
+__all__ = [
+    "GameRecord",
+    "Written",
+    "connect",
+    "default_path",
+    "import_files",
+    "now",
+    "record_chips",
+    "record_chomp_journal",
+    "record_dino",
+    "record_foodchain",
+    "record_game",
+    "record_getbit",
+    "record_later",
+]
+
+Db = Path | str | sqlite3.Connection | None
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def record_game(game: GameRecord, db: Db = None) -> Written:
+    """Store a game (one transaction); ``db`` is a path, an open connection, or None for
+    the default database."""
+    if isinstance(db, sqlite3.Connection):
+        return write_game(db, game)
+    conn = connect(db)
+    try:
+        return write_game(conn, game)
+    finally:
+        conn.close()
+
+
+def record_chomp_journal(
+    journal: Path | str, db: Db = None, table: str = "", played_at: str | None = None
+) -> Written:
+    """A CHOMP! game from the referee's journal, once the game is over (or abandoned)."""
+    from companion.history.chomp import game_from_entries, journal_entries
+
+    entries, _ = journal_entries(journal)
+    return record_game(game_from_entries(entries, played_at or now(), str(journal), table), db)
+
+
+def record_getbit(game: Replay, db: Db = None, table: str = "", source: str = "") -> Written:
+    """A Get Bit! game as ``getbit play`` keeps it (``games.getbit.Replay``)."""
+    from companion.history.readers import getbit_record
+
+    return record_game(getbit_record(game, now(), source, table), db)
+
+
+def record_dino(
+    lands: Mapping[str, Land], db: Db = None, table: str = "", source: str = ""
+) -> Written:
+    """A Chomp game: each player's land, as ``dino game`` / ``dino score`` / ``dino scan``
+    read it (one player is a game of one)."""
+    from companion.history.readers import dino_record
+
+    return record_game(dino_record(lands, now(), source, table), db)
+
+
+def record_foodchain(
+    scores: Mapping[str, PlayerScore],
+    rule: str = "standard",
+    db: Db = None,
+    table: str = "",
+    source: str = "",
+) -> Written:
+    """A Food Chain game as ``foodchain score`` scored it (``rule``: standard or optional)."""
+    from companion.history.readers import foodchain_record
+
+    return record_game(foodchain_record(scores, now(), rule, source, table), db)
+
+
+def record_chips(
+    players: Sequence[str],
+    winner: str | None,
+    out: Sequence[str] = (),
+    db: Db = None,
+    table: str = "",
+    source: str = "",
+) -> Written:
+    """A Chips Escape game: the seats, the winner, and who went out in which order."""
+    last = len(players)
+    place = {p: last - i for i, p in enumerate(out)}
+    results = tuple(
+        PlayerResult(p, None, 1 if p == winner else place.get(p), p == winner) for p in players
+    )
+    game = GameRecord(
+        "chips",
+        now(),
+        results,
+        winner is not None,
+        table=table,
+        result={"winner": winner, "out": list(out)},
+        source=source,
+    )
+    return record_game(game, db)
+
+
+def record_later(
+    record: Callable[..., Written],
+    *args: Any,
+    on_error: Callable[[BaseException], None] | None = None,
+    **kwargs: Any,
+) -> threading.Thread:
+    """Run a ``record_*`` call on a thread of its own, so the caller never waits on the
+    disk; a failure is reported through ``on_error`` (default: one line on stderr). The
+    thread is not a daemon: a program that ends waits for the game to be written."""
+
+    def run() -> None:
+        try:
+            record(*args, **kwargs)
+        except Exception as exc:  # a history write must never take the table down
+            (on_error or _warn)(exc)
+
+    thread = threading.Thread(target=run, name="history-record", daemon=False)
+    thread.start()
+    return thread
+
+
+def _warn(exc: BaseException) -> None:
+    print(f"companion: the game was not recorded in the history: {exc}", file=sys.stderr)
+
+
+def import_files(
+    paths: Iterable[Path | str],
+    db: sqlite3.Connection,
+    played_at: str | None = None,
+    table: str = "",
+    warn: Callable[[str], None] | None = None,
+) -> list[tuple[str, Written]]:
+    """Read every file first (a damaged one stops the import before anything is written),
+    then store each game in its own transaction."""
+    from companion.history.readers import read_game_file
+
+    games = [(str(p), read_game_file(p, played_at, table, warn)) for p in paths]
+    return [(name, write_game(db, game)) for name, game in games]

@@ -1,0 +1,170 @@
+"""The history database: where it lives, how it is opened, and its schema's versions.
+
+SQLite in WAL mode with foreign keys on. Each connection waits up to ``BUSY_TIMEOUT_MS``
+for another writer (the referee and a scoring command may write at once), and every
+write is one short ``BEGIN IMMEDIATE`` transaction, so a writer never meets "database is
+locked" and a power cut loses at most the game being written.
+
+The schema's version is ``PRAGMA user_version``; ``MIGRATIONS[n]`` takes a database from
+version ``n`` to ``n + 1``, so a file from any earlier version is brought forward step by
+step when it is opened, each step in its own transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from companion.errors import InputError
+
+ENV_VAR = "COMPANION_HISTORY_DB"
+BUSY_TIMEOUT_MS = 30_000
+MEMORY = ":memory:"
+
+# Version 0 -> 1: the first schema. Append, never edit: a step that shipped is history.
+SCHEMA_V1 = """
+CREATE TABLE players (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE
+);
+CREATE TABLE aliases (
+    alias TEXT PRIMARY KEY COLLATE NOCASE,
+    player_id INTEGER NOT NULL REFERENCES players(id) ON DELETE CASCADE
+);
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('chomp', 'dino', 'getbit', 'foodchain', 'chips')),
+    played_at TEXT NOT NULL,
+    table_name TEXT NOT NULL DEFAULT '',
+    mode TEXT NOT NULL DEFAULT '',
+    variants TEXT NOT NULL DEFAULT '[]',
+    finished INTEGER NOT NULL CHECK (finished IN (0, 1)),
+    result TEXT NOT NULL DEFAULT '{}',
+    detail TEXT NOT NULL DEFAULT '{}',
+    source TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL UNIQUE,
+    game_key TEXT NOT NULL DEFAULT '',
+    recorded_at TEXT NOT NULL
+);
+CREATE INDEX games_by_kind_date ON games(kind, played_at);
+CREATE INDEX games_by_key ON games(game_key) WHERE game_key != '';
+CREATE TABLE game_players (
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    player_id INTEGER NOT NULL REFERENCES players(id),
+    seat INTEGER NOT NULL,
+    score REAL,
+    rank INTEGER,
+    won INTEGER NOT NULL CHECK (won IN (0, 1)),
+    detail TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (game_id, seat),
+    UNIQUE (game_id, player_id)
+);
+CREATE INDEX game_players_by_player ON game_players(player_id);
+CREATE TABLE rounds (
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    outcome TEXT NOT NULL DEFAULT '',
+    reason TEXT NOT NULL DEFAULT '',
+    winner_id INTEGER REFERENCES players(id),
+    lead_ns INTEGER,
+    digest TEXT NOT NULL DEFAULT '',
+    counts TEXT NOT NULL DEFAULT '{}',
+    detail TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (game_id, n)
+);
+CREATE INDEX rounds_by_winner ON rounds(winner_id, outcome, lead_ns);
+CREATE TABLE presses (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL,
+    round_n INTEGER NOT NULL,
+    player_id INTEGER NOT NULL REFERENCES players(id),
+    t_ns INTEGER,
+    source TEXT NOT NULL,
+    timing TEXT NOT NULL,
+    uncertainty_us INTEGER,
+    use TEXT NOT NULL,
+    counted INTEGER NOT NULL CHECK (counted IN (0, 1)),
+    fate TEXT NOT NULL,
+    cause TEXT,
+    FOREIGN KEY (game_id, round_n) REFERENCES rounds(game_id, n) ON DELETE CASCADE
+);
+CREATE INDEX presses_by_player ON presses(player_id, counted, t_ns);
+CREATE INDEX presses_by_fate ON presses(player_id, counted, fate, cause);
+CREATE INDEX presses_by_game ON presses(game_id, round_n);
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1,)
+LATEST = len(MIGRATIONS)
+
+
+def default_path() -> Path:
+    """``$COMPANION_HISTORY_DB``, else ``$XDG_DATA_HOME/companion/history.sqlite3``
+    (``~/.local/share`` when XDG_DATA_HOME is unset or not absolute, as the spec says)."""
+    given = os.environ.get(ENV_VAR)
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_DATA_HOME", "")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
+    return root / "companion" / "history.sqlite3"
+
+
+def connect(
+    path: Path | str | None = None, migrations: Sequence[str] = MIGRATIONS
+) -> sqlite3.Connection:
+    """Open (creating if need be) and bring the schema forward; errors name the file."""
+    where = str(default_path() if path is None else path)
+    if where != MEMORY:
+        try:
+            Path(where).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError("", f"cannot make its folder: {exc.strerror}", where) from None
+    try:
+        conn = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if where != MEMORY:
+            conn.execute("PRAGMA journal_mode = WAL")
+            # FULL: the WAL is synced at every commit, so a power cut cannot take back a
+            # game already written (NORMAL could lose the last few commits).
+            conn.execute("PRAGMA synchronous = FULL")
+        migrate(conn, migrations)
+    except sqlite3.DatabaseError as exc:
+        raise InputError("", f"not a history database ({exc})", where) from None
+    return conn
+
+
+def version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[str] = MIGRATIONS) -> int:
+    """Apply the steps this file has not had yet, each in one transaction; the version."""
+    while True:
+        with write(conn):
+            have = version(conn)
+            if have > len(migrations):
+                raise sqlite3.DatabaseError(
+                    f"schema version {have} is newer than this companion knows ({len(migrations)})"
+                )
+            if have == len(migrations):
+                return have
+            for statement in migrations[have].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {have + 1}")
+
+
+@contextmanager
+def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One short write transaction: taken at once (IMMEDIATE), so two writers queue on
+    the busy timeout instead of failing at commit; rolled back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,228 @@
+"""Plots as SVG, written here: no plotting library needed on a Pi.
+
+- :func:`reaction_svg`: each player's reaction times after the reveal side by side: a
+  dot per slap, a bar from p10 to p90, a line at the median;
+- :func:`form_svg`: a player's form over time: a dot per game at the share of the table
+  she beat (1: she won, 0: last), and the average of her last five games as a line;
+- :func:`counts_svg`: a game's card counts (Get Bit!: limbs) round by round, a line and a
+  dot per player and round.
+
+Every mark has a class (``slap``, ``spread``, ``median``, ``game``, ``form``, ``count``,
+``player``) so the page's style sheet, and the tests, can find them.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+from companion.errors import InputError
+from companion.history.stats import reaction_times_us, spread
+from companion.history.store import find_player, game_rounds, get_game
+
+COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666")
+WIDTH, HEIGHT = 640, 360
+LEFT, RIGHT, TOP, BOTTOM = 60, 20, 40, 50
+
+
+def _svg(title: str, body: Sequence[str]) -> str:
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}"'
+        f' viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">'
+    )
+    return "\n".join(
+        [
+            head,
+            f"<title>{escape(title)}</title>",
+            f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
+            _text(WIDTH / 2, 22, title, extra=' font-size="15"'),
+            *body,
+            "</svg>",
+            "",
+        ]
+    )
+
+
+def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(text)}</text>'
+
+
+def _axes(y_label: str, ticks: Sequence[tuple[float, str]], x_label: str) -> list[str]:
+    """The frame, the y ticks (already placed: pixel y, label) and both labels."""
+    bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
+    out = [
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="black"/>',
+        f'<line x1="{LEFT}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>',
+    ]
+    for y, label in ticks:
+        out.append(f'<line x1="{LEFT - 4}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#ddd"/>')
+        out.append(_text(LEFT - 6, y + 4, label, "end"))
+    out.append(
+        _text(
+            14,
+            (TOP + bottom) / 2,
+            y_label,
+            extra=f' transform="rotate(-90 14 {(TOP + bottom) / 2})"',
+        )
+    )
+    out.append(_text((LEFT + right) / 2, HEIGHT - 10, x_label))
+    return out
+
+
+def _scale(low: float, high: float) -> tuple[float, float, list[float]]:
+    """A rounded range and about five tick values covering [low, high]."""
+    if high <= low:
+        high = low + 1
+    raw = (high - low) / 5
+    step = next(s * 10**e for e in range(-3, 9) for s in (1, 2, 5) if s * 10**e >= raw)
+    start = (low // step) * step
+    ticks = []
+    value = start
+    while value <= high + step * 0.999:
+        ticks.append(value)
+        value += step
+    return ticks[0], ticks[-1], ticks
+
+
+def reaction_svg(conn: sqlite3.Connection, players: Sequence[str] = ()) -> str:
+    """Reaction times after the reveal, one column per player (all players by default)."""
+    names = list(players) or [
+        n
+        for (n,) in conn.execute(
+            "SELECT DISTINCT p.name FROM presses x JOIN players p ON p.id = x.player_id"
+            " WHERE x.counted = 1 AND x.t_ns >= 0 ORDER BY p.name COLLATE NOCASE"
+        )
+    ]
+    series: list[tuple[str, list[float]]] = []
+    for name in names:
+        pid = find_player(conn, name)
+        if pid is None:
+            raise InputError("PLAYER", f"no player called {name!r} in the history")
+        series.append((name, [t / 1000 for t in reaction_times_us(conn, pid)]))
+    values = [v for _, vs in series for v in vs]
+    if not values:
+        raise InputError("", "no CHOMP! slaps in the history to plot")
+    low, high, ticks = _scale(min(values), max(values))
+    bottom = HEIGHT - BOTTOM
+
+    def y(ms: float) -> float:
+        return bottom - (ms - low) / (high - low) * (bottom - TOP)
+
+    body = _axes("reaction after the reveal (ms)", [(y(t), f"{t:g}") for t in ticks], "player")
+    column = (WIDTH - LEFT - RIGHT) / len(series)
+    rng = random.Random(0)  # the same jitter every time: the picture is reproducible
+    for i, (name, vs) in enumerate(series):
+        centre = LEFT + column * (i + 0.5)
+        colour = COLOURS[i % len(COLOURS)]
+        figures = spread(vs)
+        if figures is not None:
+            top, foot = y(figures["p90"]), y(figures["p10"])
+            body.append(
+                f'<rect class="spread" x="{centre - column * 0.3:.1f}" y="{top:.1f}"'
+                f' width="{column * 0.6:.1f}" height="{max(foot - top, 1):.1f}"'
+                f' fill={quoteattr(colour)} fill-opacity="0.2" stroke={quoteattr(colour)}/>'
+            )
+            mid = y(figures["median"])
+            body.append(
+                f'<line class="median" x1="{centre - column * 0.3:.1f}" y1="{mid:.1f}"'
+                f' x2="{centre + column * 0.3:.1f}" y2="{mid:.1f}" stroke="black"'
+                ' stroke-width="2"/>'
+            )
+        for v in vs:
+            dx = rng.uniform(-column * 0.25, column * 0.25)
+            body.append(
+                f'<circle class="slap" cx="{centre + dx:.1f}" cy="{y(v):.1f}" r="2.5"'
+                f' fill={quoteattr(colour)} fill-opacity="0.6"/>'
+            )
+        body.append(_text(centre, bottom + 16, f"{name} ({len(vs)})"))
+    return _svg("CHOMP! reaction time after the reveal", body)
+
+
+def form_svg(conn: sqlite3.Connection, player: str, kind: str | None = None, last: int = 5) -> str:
+    """A player's form: the share of the table she beat in each game, oldest first."""
+    pid = find_player(conn, player)
+    if pid is None:
+        raise InputError("PLAYER", f"no player called {player!r} in the history")
+    rows = conn.execute(
+        "SELECT g.played_at, g.kind, gp.rank, gp.won, (SELECT count(*) FROM game_players o"
+        " WHERE o.game_id = g.id) FROM game_players gp JOIN games g ON g.id = gp.game_id"
+        " WHERE gp.player_id = ? AND g.finished = 1 AND (? IS NULL OR g.kind = ?)"
+        " ORDER BY g.played_at, g.id",
+        (pid, kind, kind),
+    ).fetchall()
+    if not rows:
+        raise InputError("PLAYER", f"{player} has no finished game in the history")
+    beaten = [
+        1.0 if won else (0.0 if seats < 2 or rank is None else (seats - rank) / (seats - 1))
+        for _, _, rank, won, seats in rows
+    ]
+    bottom, span = HEIGHT - BOTTOM, WIDTH - LEFT - RIGHT
+    step = span / max(len(rows), 1)
+
+    def at(i: int, value: float) -> tuple[float, float]:
+        return LEFT + step * (i + 0.5), bottom - value * (bottom - TOP)
+
+    ticks = [(at(0, v)[1], f"{v:.0%}") for v in (0, 0.25, 0.5, 0.75, 1)]
+    body = _axes("share of the table beaten", ticks, f"{len(rows)} games, oldest first")
+    kinds = sorted({k for _, k, *_ in rows})
+    points = []
+    for i, ((_, game_kind, *_), value) in enumerate(zip(rows, beaten, strict=True)):
+        x, y = at(i, value)
+        colour = COLOURS[kinds.index(game_kind) % len(COLOURS)]
+        body.append(
+            f'<circle class="game" cx="{x:.1f}" cy="{y:.1f}" r="4" fill={quoteattr(colour)}/>'
+        )
+        recent = beaten[max(0, i + 1 - last) : i + 1]
+        points.append("{:.1f},{:.1f}".format(*at(i, sum(recent) / len(recent))))
+    body.append(
+        f'<polyline class="form" points="{" ".join(points)}" fill="none"'
+        ' stroke="black" stroke-width="1.5"/>'
+    )
+    for j, k in enumerate(kinds):
+        colour = quoteattr(COLOURS[j % len(COLOURS)])
+        body.append(f'<circle cx="{LEFT + 10 + 110 * j}" cy="{TOP - 4}" r="4" fill={colour}/>')
+        body.append(_text(LEFT + 18 + 110 * j, TOP, k, "start"))
+    return _svg(f"{player}'s form (line: average of the last {last})", body)
+
+
+def counts_svg(conn: sqlite3.Connection, game_id: int) -> str:
+    """A game's counts round by round: CHOMP! cards (pile and discard), Get Bit! limbs."""
+    game = get_game(conn, game_id)
+    rounds = [r for r in game_rounds(conn, game_id) if r["counts"]]
+    if not rounds:
+        raise InputError("GAME", f"game #{game_id} has no counts round by round")
+    names = [p["name"] for p in game.players]
+    start = {
+        "chomp": game.detail.get("deal", {}),
+        "getbit": dict.fromkeys(names, 4 * (len(game.players[0]["detail"].get("robots", [])) or 1)),
+    }.get(game.kind, {})
+    series = {
+        n: [float(start.get(n, 0))] + [float(r["counts"].get(n, 0)) for r in rounds] for n in names
+    }
+    high = max(max(v) for v in series.values())
+    low, high, ticks = _scale(0, high)
+    bottom, span = HEIGHT - BOTTOM, WIDTH - LEFT - RIGHT
+
+    def at(i: int, value: float) -> tuple[float, float]:
+        return LEFT + span * i / max(len(rounds), 1), bottom - (value - low) / (high - low) * (
+            bottom - TOP
+        )
+
+    label = "limbs" if game.kind == "getbit" else "cards"
+    body = _axes(label, [(at(0, t)[1], f"{t:g}") for t in ticks], "round")
+    every = max(1, len(rounds) // 8)
+    for n in range(0, len(rounds) + 1, every):
+        body.append(_text(at(n, low)[0], HEIGHT - BOTTOM + 16, str(n)))
+    for i, name in enumerate(names):
+        colour = quoteattr(COLOURS[i % len(COLOURS)])
+        pts = [at(n, v) for n, v in enumerate(series[name])]
+        body.append(
+            f'<polyline class="player" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"'
+            f' fill="none" stroke={colour} stroke-width="2"/>'
+        )
+        for x, y in pts[1:]:
+            body.append(f'<circle class="count" cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill={colour}/>')
+        body.append(_text(LEFT + 10 + 100 * i, TOP - 2, name, "start", f" fill={colour}"))
+    return _svg(f"Game #{game_id}: {label} round by round", body)
