@@ -27,7 +27,7 @@ EXAMPLE = ROOT / "examples" / "chips-table.toml"
 
 
 def started(players: str = "ann,bob,cat", top: int = 5) -> ChipsTable:
-    table = ChipsTable.new(players.split(","))
+    table = ChipsTable.new(players.split(","), strict=True)
     table.start(top)
     return table
 
@@ -352,3 +352,34 @@ def test_config_from_dict_names_rgb_and_pwm_leds() -> None:
                 ]
             }
         )
+
+
+@pytest.mark.parametrize(
+    "line", ["reveal", "²", "5²", "10**400", "1" * 400, "mad ²", "mad " + "9" * 400, "5 sir 2,8 x"]
+)
+def test_every_typed_line_is_done_or_refused_with_one_line(line: str) -> None:
+    helper = Helper(started())
+    before = helper.table.to_dict()
+    reply = helper.command(line)
+    assert reply is not None and reply.startswith("no: ") and "\n" not in reply
+    assert len(reply) < 120 and helper.table.to_dict() == before
+
+
+def test_an_empty_line_does_nothing() -> None:
+    helper = Helper(started())
+    before = helper.table.to_dict()
+    assert helper.command("") == "" and helper.command("   ") == ""
+    assert helper.table.to_dict() == before and not helper.history
+
+
+def test_e4_typed_sir_fries_numbers_in_either_order() -> None:
+    for numbers in ("8,2", "2,8", "2/8"):
+        table = started(top=5)
+        execute(table, ["5", "sir", numbers])
+        assert table.pending is not None and set(table.pending.numbers) == {2, 8}
+
+
+def test_e13_a_rules_table_in_the_config_makes_the_helper_strict() -> None:
+    players = [{"name": "ann"}, {"name": "bob"}]
+    assert not config_from_dict({"players": players}).strict
+    assert config_from_dict({"players": players, "rules": {}}).strict

@@ -201,7 +201,7 @@ def test_chips_discard_any_other_number_is_refused() -> None:
     refused(state, Discard("7#1"), "a 7 cannot go on a 5: play a 4, 5 or 6")
 
 
-def test_chips_numbers_are_circular_a_one_on_a_nine_and_a_nine_on_a_one() -> None:
+def test_e1_numbers_are_circular_a_one_on_a_nine_and_a_nine_on_a_one() -> None:
     assert follows(9, 1) and follows(1, 9) and follows(9, 8) and not follows(9, 2)
     assert neighbours(1) == (9, 1, 2) and neighbours(9) == (8, 9, 1)
     state = make({"ann": ["1#1", "2#1"], "bob": ["9#1", "3#1"]}, top="9#8")
@@ -221,7 +221,7 @@ def test_chips_draw_puts_the_deck_top_in_your_hand() -> None:
     assert state.hands["ann"] == ["1#1", "7#1"] and state.deck == ["7#2"]
 
 
-def test_chips_drawn_card_usable_only_next_turn() -> None:
+def test_e2_drawn_card_usable_only_next_turn() -> None:
     state = make({"ann": ["1#1"], "bob": ["1#2", "1#3"]}, deck=["5#1", "5#2"])
     state.apply(Draw(), rng())
     assert "5#1" in state.fresh["ann"]
@@ -277,7 +277,7 @@ def test_chips_discarding_your_last_card_wins() -> None:
     assert state.over and state.winner == "ann" and state.legal_actions() == []
 
 
-def test_chips_last_card_wins_before_its_effect() -> None:
+def test_e3_last_card_wins_before_its_effect() -> None:
     # E3: the Triple Chips never starts.
     state = make({"ann": [TRIPLE6], "bob": ["1#2"]})
     state.apply(Discard(TRIPLE6), rng())
@@ -357,7 +357,7 @@ def test_chips_golden_knight_discarded_normally_has_no_effect() -> None:
     assert state.pending is None and state.turn == "bob" and state.top == 4
 
 
-def test_chips_golden_knight_only_for_your_own_mad_fish() -> None:
+def test_e6_golden_knight_only_for_your_own_mad_fish() -> None:
     # E6: bob holds a knight but only ann, who revealed, is asked.
     state = make(
         {"ann": ["1#1"], "bob": ["1#2", KNIGHT2]},
@@ -386,7 +386,7 @@ def test_chips_sir_fries_discard_a_matching_card_regardless_of_the_top() -> None
     assert state.top == 8 and state.turn == "bob"
 
 
-def test_chips_sir_fries_if_possible_you_must() -> None:
+def test_e4_sir_fries_if_possible_you_must() -> None:
     # E4: no stopping, no other card.
     state = make({"ann": [SIR5, "8#1", "5#1"], "bob": ["1#2"]})
     state.apply(Discard(SIR5), rng())
@@ -409,7 +409,7 @@ def test_chips_sir_fries_the_card_it_lets_you_play_has_its_effect() -> None:
     assert state.pending is not None and state.pending.step is Step.TRIPLE
 
 
-def test_chips_spy_fry_look_and_swap_one_card_each() -> None:
+def test_e9_spy_fry_look_and_swap_one_card_each() -> None:
     state = make({"ann": [SPY4, "1#1", "2#1"], "bob": ["9#1", "9#2"]}, top="4#8")
     state.apply(Discard(SPY4), rng())
     assert state.pending is not None and state.pending.step is Step.SPY_FRY
@@ -433,7 +433,7 @@ def test_chips_spy_fry_swap_is_one_for_one_with_another_player() -> None:
     refused(state, Spy("bob", "1#1", "9#9"), "not in bob's hand")
 
 
-def test_chips_spy_fry_a_swapped_card_is_not_a_drawn_card() -> None:
+def test_e2_spy_fry_a_swapped_card_is_usable_at_once() -> None:
     # E2, E9: the card bob drew and lost to ann is hers to play at once.
     state = make({"ann": [SPY4, "1#1"], "bob": ["9#1", "2#2"]}, top="4#8", fresh={"bob": ["2#2"]})
     state.apply(Discard(SPY4), rng())
@@ -441,7 +441,7 @@ def test_chips_spy_fry_a_swapped_card_is_not_a_drawn_card() -> None:
     assert state.fresh == {"ann": [], "bob": []}
 
 
-def test_chips_fish_or_chips_time_the_next_player_must_reveal() -> None:
+def test_e8_fish_or_chips_time_the_next_player_must_reveal() -> None:
     state = make(
         {"ann": [TIME5, "1#1"], "bob": ["1#2"], "cat": ["1#3"]},
         down={"ann": [HEROES[0]], "bob": ["mad_fish:1#1"], "cat": [HEROES[1]]},
@@ -467,7 +467,7 @@ def test_chips_fish_or_chips_time_with_the_sign_any_player() -> None:
     assert state.mad_fish("cat") == 1 and state.turn == "ann"
 
 
-def test_chips_fish_or_chips_time_nobody_can_reveal_no_effect() -> None:
+def test_e8_fish_or_chips_time_nobody_can_reveal_no_effect() -> None:
     # E8
     state = make(
         {"ann": [TIME5, "1#1"], "bob": ["1#2"], "cat": ["1#3"]},
@@ -493,7 +493,7 @@ def test_chips_triple_chips_may_stop_early_or_at_once() -> None:
     assert state.turn == "bob" and len(state.hands["ann"]) == 3
 
 
-def test_chips_triple_chips_resolves_only_the_last_card() -> None:
+def test_e5_triple_chips_resolves_only_the_last_card() -> None:
     hand = [TRIPLE6, "chips_for_everyone:6#1", "5#1", "1#1"]
     state = make({"ann": hand, "bob": ["1#2"]}, deck=["9#1", "9#2"])
     state.apply(Discard(TRIPLE6), rng())
@@ -535,7 +535,7 @@ def test_chips_mad_fish_draw_as_many_as_it_shows() -> None:
     assert state.hands["ann"] == ["1#1", "7#1", "7#2", "7#3"] and state.fresh["ann"]
 
 
-def test_chips_three_mad_fish_lose_at_once() -> None:
+def test_e7_three_mad_fish_lose_at_once() -> None:
     state = make(
         {"ann": ["1#1", "2#1"], "bob": ["1#2"], "cat": ["1#3"]},
         deck=["7#1"],
@@ -582,7 +582,7 @@ def test_chips_chips_heroes_first_discard_ignores_the_top_card() -> None:
     assert state.top == 9
 
 
-def test_chips_chips_heroes_then_keep_discarding_by_the_normal_rule() -> None:
+def test_e5_chips_heroes_then_keep_discarding_by_the_normal_rule() -> None:
     state = make(
         {"ann": ["9#1", "1#1", "3#1", "4#1"], "bob": ["1#2"]},
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
@@ -620,7 +620,7 @@ def test_chips_chips_heroes_with_no_playable_card_does_nothing() -> None:
 # ---------------------------------------------------------------- the deck and the fish -
 
 
-def test_chips_deck_depleted_shuffle_the_discard_pile_but_its_top() -> None:
+def test_e10_deck_depleted_shuffle_the_discard_pile_but_its_top() -> None:
     state = make({"ann": ["1#1"], "bob": ["1#2"]}, deck=[])
     pile = len(state.discard)
     state.apply(Draw(), rng())
@@ -654,7 +654,7 @@ def test_chips_mad_fish_draws_what_there_is() -> None:
     assert len(state.hands["ann"]) == 4 and state.deck == []
 
 
-def test_chips_all_fish_or_chips_revealed_deal_five_again() -> None:
+def test_e11_all_fish_or_chips_revealed_deal_five_again() -> None:
     # E11
     state = make(
         {"ann": ["1#1"], "bob": ["1#2"], "cat": ["1#3"]},
@@ -683,7 +683,7 @@ def test_chips_redeal_only_to_players_still_in_and_knights_go_under_the_top() ->
     check_cards(state)
 
 
-def test_chips_a_player_who_can_do_nothing_passes() -> None:
+def test_e12_a_player_who_can_do_nothing_passes() -> None:
     # E12
     rules = rules_from_dict({"normal": [1] * 9, "special": {}, "hand_size": 4})
     state = make(
@@ -769,3 +769,28 @@ def test_chips_special_cards_by_their_titles() -> None:
         "1 Fish-or-Chips Time (any player)"
     )
     assert RULES.escape_cards()[SIR5] == EscapeCard(Kind.SIR_FRIES, 5, (8, 2))
+
+
+# ---------------------------------------------------------------- the rulings (issue 16) -
+
+
+def test_e3_golden_knight_covering_with_the_last_card_wins_at_once() -> None:
+    state = make(
+        {"ann": [KNIGHT2], "bob": ["1#2"]},
+        deck=["7#1", "7#2"],
+        down={"ann": ["mad_fish:2#1", HEROES[1]], "bob": [HEROES[0]]},
+    )
+    state.apply(Reveal(0), rng())
+    state.apply(Knight(KNIGHT2), rng())
+    assert state.over and state.winner == "ann" and state.hands["ann"] == []
+    assert state.legal_actions() == [] and state.turn == "ann"
+    check_cards(state)
+
+
+def test_e4_sir_fries_numbers_are_a_set() -> None:
+    # SIR5 lets you discard an 8 or a 2, whatever order its numbers are given in.
+    rules = rules_from_dict({"special": {"sir_fries": [{"number": 5, "numbers": [2, 8]}]}})
+    state = make({"ann": ["sir_fries:5#1", "8#1", "1#1"], "bob": ["1#2"]}, rules=rules)
+    state.apply(Discard("sir_fries:5#1"), rng())
+    assert state.pending is not None and set(state.pending.numbers) == {2, 8}
+    assert state.legal_actions() == [Discard("8#1")]

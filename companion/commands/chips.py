@@ -95,6 +95,7 @@ class ChipsConfig:
     pin_factory: str = "auto"
     buzzer: BuzzerConfig | None = None
     status_led: LedConfig | None = None
+    strict: bool = False  # E13: a [rules] table transcribes the real deck
 
     @property
     def has_outputs(self) -> bool:
@@ -160,7 +161,7 @@ def config_from_dict(value: object) -> ChipsConfig:
     )
     factories = {f: f for f in PIN_FACTORIES}
     factory = data.choice(gpio.get("pin_factory", "auto"), "gpio.pin_factory", factories, "factory")
-    return ChipsConfig(players, leds, first, rules, factory, buzzer, status)
+    return ChipsConfig(players, leds, first, rules, factory, buzzer, status, "rules" in raw)
 
 
 def load_config(path: str) -> ChipsConfig:
@@ -247,14 +248,24 @@ Commands (one per line; the number first for a discard):
 
 def check_name(name: str, where: str) -> str:
     """Player names must not read as commands or numbers at the prompt."""
-    if name.lower() in COMMAND_WORDS or name.isdigit():
+    if name.lower() in COMMAND_WORDS or name.isdigit() or name.isdecimal():
         raise data.fail(where, f"{name!r} reads as a command: choose another name")
     return name
 
 
+def _shown(word: str) -> str:
+    """A typed word as a refusal quotes it: cut short, so a refusal stays one line."""
+    return repr(word if len(word) <= 12 else word[:10] + "…")
+
+
+def _digits(word: str) -> bool:
+    """ASCII digits only: ``"²".isdigit()`` is True but ``int("²")`` fails."""
+    return word.isascii() and word.isdecimal()
+
+
 def _number(word: str) -> int:
-    if not word.isdigit() or not 1 <= int(word) <= 9:
-        raise RuleError(f"cards show 1 to 9, not {word!r}")
+    if not _digits(word) or len(word) > 1 or not 1 <= int(word) <= 9:
+        raise RuleError(f"cards show 1 to 9, not {_shown(word)}")
     return int(word)
 
 
@@ -265,14 +276,22 @@ def _card(words: Sequence[str]) -> EscapeCard:
         return EscapeCard(Kind.NUMBER, number)
     kind = KIND_WORDS.get(words[1].lower())
     if kind is None:
-        raise RuleError(f"unknown card {words[1]!r} (one of: {', '.join(sorted(set(KIND_WORDS)))})")
+        raise RuleError(
+            f"unknown card {_shown(words[1])} (one of: {', '.join(sorted(set(KIND_WORDS)))})"
+        )
     rest = [w.lower() for w in words[2:]]
     if kind is Kind.SIR_FRIES and rest:
-        numbers = tuple(_number(n) for n in rest[0].replace("/", ",").split(",") if n)
+        if len(rest) > 1:
+            raise RuleError(f"give Sir Fries' numbers in one word: {words[0]} sir 2,8")
+        numbers = tuple(
+            dict.fromkeys(_number(n) for n in rest[0].replace("/", ",").split(",") if n)
+        )
         return EscapeCard(kind, number, numbers)
     if kind is Kind.FISH_OR_CHIPS_TIME and rest:
         if rest != ["any"]:
-            raise RuleError(f"'{words[0]} time' takes only 'any' after it, not {' '.join(rest)!r}")
+            raise RuleError(
+                f"'{words[0]} time' takes only 'any' after it, not {_shown(' '.join(rest))}"
+            )
         return EscapeCard(kind, number, any_player=True)
     if rest:
         raise RuleError(f"nothing goes after '{words[0]} {words[1]}'")
@@ -286,18 +305,20 @@ def execute(table: ChipsTable, words: Sequence[str]) -> str:
     if table.top is None:
         if head == "top" and len(words) == 2:
             return table.start(_number(words[1]))
-        if head.isdigit() and len(words) == 1:
+        if _digits(head) and len(words) == 1:
             return table.start(_number(head))
         raise RuleError("first turn over the deck's top card and type its number")
-    if head.isdigit():
+    if _digits(head):
         return table.discard_card(_card(words))
     if head in ("draw", "d") and len(words) == 1:
         return table.draw()
     if head == "reveal":
         words = words[1:]
-        head = words[0].lower() if words else ""
+        if not words:
+            raise RuleError("reveal what? reveal mad 2 (a Mad Fish drawing 2) or reveal heroes")
+        head = words[0].lower()
     if head == "mad":
-        if len(words) != 2 or not words[1].isdigit():
+        if len(words) != 2 or not _digits(words[1]) or len(words[1]) > 3:
             raise RuleError("say how many cards the Mad Fish makes her draw: mad 2")
         return table.reveal_mad_fish(int(words[1]))
     if head == "heroes" and len(words) == 1:
@@ -319,7 +340,7 @@ def execute(table: ChipsTable, words: Sequence[str]) -> str:
         if step is Step.FISH_TIME:
             return table.choose(name)
         raise RuleError("nobody needs a player's name now")
-    raise RuleError(f"not a command: {' '.join(words)!r} (type help)")
+    raise RuleError(f"not a command: {_shown(' '.join(words))} (type help)")
 
 
 # --------------------------------------------------------------------------------------
@@ -433,7 +454,7 @@ def run_chips(args: argparse.Namespace) -> int:
     rules = config.rules if config else ChipsRules()
     first = args.first or (config.first if config else None)
     try:
-        table = ChipsTable.new(players, rules, first)
+        table = ChipsTable.new(players, rules, first, strict=bool(config and config.strict))
     except RuleError as exc:
         raise InputError(
             "--first" if first and first not in players else "--players", str(exc)

@@ -130,7 +130,7 @@ class EscapeCard:
         if self.kind is Kind.NUMBER:
             return str(self.number)
         extra = ""
-        if self.kind is Kind.SIR_FRIES:
+        if self.kind is Kind.SIR_FRIES and self.numbers:
             extra = f" ({'/'.join(map(str, self.numbers))})"
         elif self.any_player:
             extra = " (any player)"
@@ -766,7 +766,11 @@ class ChipsState:
             self.hands[p].remove(action.card)
             self.up[p].remove(pending.fish)
             self.covered[p].append((pending.fish, action.card))
-            self._end(p, rng)
+            if not self.hands[p]:  # E3: covered with her last card, she wins at once
+                self.winner = p
+                self.pending = None
+            else:
+                self._end(p, rng)
         elif isinstance(action, Decline):
             assert pending is not None and pending.fish is not None
             self._mad_fish(p, pending.draw, rng)
@@ -1134,10 +1138,15 @@ class ChipsTable:
     out: list[str] = field(default_factory=list)
     winner: str | None = None
     pending: TableStep | None = None
+    strict: bool = False  # E13: the deck is known card by card (a deck file)
 
     @classmethod
     def new(
-        cls, players: Sequence[str], rules: ChipsRules | None = None, first: str | None = None
+        cls,
+        players: Sequence[str],
+        rules: ChipsRules | None = None,
+        first: str | None = None,
+        strict: bool = False,
     ) -> ChipsTable:
         rules = rules or ChipsRules()
         seats = check_players(players, rules)
@@ -1154,6 +1163,7 @@ class ChipsTable:
             mad=dict.fromkeys(seats, 0),
             knights=dict.fromkeys(seats, 0),
             deck=rules.escape_total - dealt,
+            strict=strict,
         )
 
     # ---------------------------------------------------------------- queries --------
@@ -1201,7 +1211,8 @@ class ChipsTable:
         if step.step is Step.KNIGHT:
             return f"{p}: cover the Mad Fish with a Golden Knight? (knight / no)"
         if step.step is Step.SIR_FRIES:
-            return f"{p}: Sir Fries, discard {either(step.numbers)} if you have one (or: done)."
+            shown = either(step.numbers) if step.numbers else "a card showing one of its numbers"
+            return f"{p}: Sir Fries, discard {shown} if you have one (or: done)."
         if step.step is Step.SPY_FRY:
             return f"{p}: Spy Fry, whose hand do you look at? (name a player)"
         if step.step is Step.FISH_TIME:
@@ -1228,28 +1239,43 @@ class ChipsTable:
         return f"Top card {top}. {self.turn} begins."
 
     def known(self, card: EscapeCard) -> EscapeCard:
-        """The rules' card showing what the player announced (Sir Fries' numbers filled in);
-        RuleError when these rules make no such card."""
+        """The card as the rules know it (Sir Fries' numbers filled in when the deck is
+        known); RuleError when a strict deck makes no such card.
+
+        E13: the rulebook does not say which number each special card shows, so without a
+        deck file (``strict`` False) any special card on any number 1-9 is accepted as
+        announced. Sir Fries' numbers are a set: ``2,8`` and ``8,2`` are the same (E4).
+        """
         if card.number not in NUMBERS:
             raise RuleError(f"cards show 1 to 9, not {card.number}")
         if card.kind is Kind.NUMBER:
             if not self.rules.normal[card.number - 1]:
                 raise RuleError(f"these rules have no number card {card.number}")
             return card
+        if not self.strict:
+            return card
         title = KIND_TITLES[card.kind]
+        wanted = frozenset(card.numbers)
         shown = [
             c
             for c in self.rules.specials_shown(card.kind, card.number)
-            if c.any_player == card.any_player and (not card.numbers or c.numbers == card.numbers)
+            if c.any_player == card.any_player and (not wanted or frozenset(c.numbers) == wanted)
         ]
         if not shown:
             sign = " with the any-player sign" if card.any_player else ""
-            numbers = f" for {'/'.join(map(str, card.numbers))}" if card.numbers else ""
-            raise RuleError(f"no {title} card{sign} shows a {card.number}{numbers} in these rules")
-        if len({c.numbers for c in shown}) > 1:
+            numbers = f" for {'/'.join(map(str, sorted(wanted)))}" if wanted else ""
+            raise RuleError(f"no {title} card{sign} shows a {card.number}{numbers} in this deck")
+        if len({frozenset(c.numbers) for c in shown}) > 1:
             options = " or ".join("/".join(map(str, c.numbers)) for c in shown)
             raise RuleError(f"which {title} {card.number}: the one for {options}?")
         return shown[0]
+
+    def mad_fish_draws(self) -> tuple[int, int] | frozenset[int]:
+        """What a revealed Mad Fish may make her draw: the deck's counts when it is known,
+        else any count from 1 (E13) up to every escape card there is."""
+        if self.strict:
+            return frozenset(d for d, n in self.rules.mad_fish if n)
+        return (1, self.rules.escape_total)
 
     def _busy(self) -> str:
         step = self.pending
@@ -1277,7 +1303,7 @@ class ChipsTable:
             why = "no cards" if not self.hands[p] else "only cards drawn since her turn began"
             raise RuleError(f"{p} has {why}: nothing she may discard")
         if step is not None and step.step is Step.SIR_FRIES:
-            if card.number not in step.numbers:
+            if step.numbers and card.number not in step.numbers:
                 raise RuleError(
                     f"Sir Fries lets {p} discard {either(step.numbers)}, not {a(card.number)}"
                 )
@@ -1317,6 +1343,13 @@ class ChipsTable:
         return said + self._end(p)
 
     def reveal_mad_fish(self, draw: int) -> str:
+        allowed = self.mad_fish_draws()
+        if isinstance(allowed, frozenset):
+            if draw not in allowed:
+                counts = " or ".join(map(str, sorted(allowed)))
+                raise RuleError(f"this deck's Mad Fish draw {counts}, not {draw}")
+        elif not allowed[0] <= draw <= allowed[1]:
+            raise RuleError(f"a Mad Fish draws {allowed[0]} to {allowed[1]} cards, not {draw}")
         p = self._reveal_check()
         self.down[p] -= 1
         self.mad[p] += 1
@@ -1351,7 +1384,12 @@ class ChipsTable:
         self.hands[p] -= 1
         self.knights[p] += 1
         self.mad[p] -= 1
-        return f"{p}'s Golden Knight cancels the Mad Fish." + self._end(p)
+        said = f"{p}'s Golden Knight cancels the Mad Fish."
+        if self.hands[p] == 0:  # E3: her last card, she wins at once
+            self.winner = p
+            self.pending = None
+            return f"{said} It was her last card: {p} wins!"
+        return said + self._end(p)
 
     def decline(self) -> str:
         p = self._ready()
@@ -1504,6 +1542,7 @@ class ChipsTable:
             "players": list(self.players),
             "fresh": dict(self.fresh),
             "rules": self.rules.to_dict(),
+            "strict": self.strict,
             "pending": None if self.pending is None else self.pending.to_dict(),
         }
 
@@ -1546,7 +1585,17 @@ def table_from_dict(value: object) -> ChipsTable:
         value,
         data.ROOT,
         required=("players", "turn", "hands", "down", "mad_fish", "deck", "discard"),
-        optional=("actor", "top", "fresh", "knights", "out", "winner", "rules", "pending"),
+        optional=(
+            "actor",
+            "top",
+            "fresh",
+            "knights",
+            "out",
+            "winner",
+            "rules",
+            "strict",
+            "pending",
+        ),
     )
     rules = rules_from_dict(raw.get("rules", {}), "rules")
     seats, player = _read_seats(raw["players"], rules)
@@ -1620,4 +1669,5 @@ def table_from_dict(value: object) -> ChipsTable:
         [player(v, data.at("out", i)) for i, v in enumerate(data.lst(raw.get("out", []), "out"))],
         None if winner is None else player(winner, "winner"),
         pending,
+        data.boolean(raw.get("strict", False), "strict"),
     )

@@ -196,6 +196,10 @@ class Catalog:
                     )
         return found
 
+    def creature_points(self) -> frozenset[int]:
+        """The sun points an eaten card can have (bonus cards are never eaten, F12)."""
+        return frozenset(k.points for k in self.kinds if k.bonus is None)
+
     def huntsman_level(self) -> int:
         return max((k.level for k in self.kinds if k.bonus is Bonus.HUNTSMAN), default=0)
 
@@ -436,6 +440,7 @@ class FoodChainState:
     on: dict[str, str] = field(default_factory=dict)
     token: dict[str, str] = field(default_factory=dict)
     turn: int = 0
+    passes: int = 0  # F11: passes in a row since the deck ran out
 
     # ---------------------------------------------------------------- setup ----------
 
@@ -525,9 +530,12 @@ class FoodChainState:
 
     @property
     def over(self) -> bool:
-        """F11: the deck is empty and nobody has any action left but passing."""
+        """F11: the deck is empty and either nobody has any action left but passing, or a
+        full round of turns has been all passes."""
         if self.deck:
             return False
+        if self.passes >= len(self.players):
+            return True
         return not any(next(self._actions(p, passes=False), None) is not None for p in self.players)
 
     # ---------------------------------------------------------------- legality -------
@@ -557,11 +565,9 @@ class FoodChainState:
         if not self.in_forest(target):
             return f"{target} is not in the forest"
         bonus = self.kind(card).bonus
-        if bonus is Bonus.SWARM:
-            if target not in self.on:
-                return f"the Swarm chases predators away, and {target} is a food card"
+        if bonus is Bonus.SWARM:  # F7: any free card on top of a chain
             if not self.is_free(target):
-                return f"the Swarm chases only a predator on top of a chain; {target} is preyed on"
+                return f"the Swarm chases only a card on top of a chain; {target} is preyed on"
             return None
         if self.supply[p][p] < 1:
             return f"{p} has no token of her own colour left to mark a hunter"
@@ -590,6 +596,11 @@ class FoodChainState:
             return why
         level = self.level(predator)
         food = self.on[predator]
+        if self.kind(predator).bonus is None and not self.catalog.preys_on(predator, food):
+            return (
+                f"{predator} took the place of the card it ate, and it does not prey on "
+                f"{food} (F4: the symbols still bind it)"
+            )
         for rival in self.predators_on(food):
             if rival != predator and self.level(rival) >= level:
                 return (
@@ -606,18 +617,20 @@ class FoodChainState:
             return f"the {self.kind(card).bonus} is only played by hunting"
         if not self.in_forest(target):
             return f"{target} is not in the forest"
+        if target not in self.on:
+            return f"{target} is a food card: only a predator can be switched (F8)"
         if not self.is_free(target):
             return f"{target} is not free: {', '.join(self.predators_on(target))} preys on it"
-        owner = self.token.get(target)
-        if owner is not None and owner != p:
+        owner = self.token[target]
+        if owner != p:
             return f"{target} carries {owner}'s token"
         if self.level(target) >= self.level(card):
             return (
                 f"{target} (level {to_roman(self.level(target))}) must be lower than "
                 f"{card} (level {to_roman(self.level(card))})"
             )
-        below = self.on.get(target)
-        if below is not None and not self.catalog.preys_on(card, below):
+        below = self.on[target]
+        if not self.catalog.preys_on(card, below):
             return f"{card} cannot prey on {below}, the card {target} preys on"
         return None
 
@@ -643,7 +656,7 @@ class FoodChainState:
         for card in hand:
             bonus = self.kind(card).bonus
             if bonus is Bonus.SWARM:
-                yield from (Hunt(card, t) for t in free if t in self.on)
+                yield from (Hunt(card, t) for t in free)
             elif own_token and bonus is Bonus.HUNTSMAN:
                 yield from (Hunt(card, t) for t in forest)
             elif own_token:
@@ -651,18 +664,16 @@ class FoodChainState:
         for card in free:
             if self.token.get(card) != p:
                 continue
-            rivals = kids[self.on[card]]
-            if all(r == card or self.level(r) < self.level(card) for r in rivals):
+            if self._why_not_eat(p, card) is None:
                 yield Eat(card)
             yield BackOff(card)
         for card in hand:
             if self.kind(card).bonus is not None:
                 continue
             for target in free:
-                if self.token.get(target, p) != p or self.level(target) >= self.level(card):
+                if self.token.get(target) != p or self.level(target) >= self.level(card):
                     continue
-                below = self.on.get(target)
-                if below is None or self.catalog.preys_on(card, below):
+                if self.catalog.preys_on(card, self.on[target]):
                     yield Switch(card, target)
         if passes:
             if hand:
@@ -692,7 +703,17 @@ class FoodChainState:
                 self.hands[p].remove(action.card)
                 self.discard.append(action.card)
                 self._draw(p)
+        self.passes = self.passes + 1 if isinstance(action, Pass) and not self.deck else 0
         self.turn = (self.turn + 1) % len(self.players)
+        if self.over:
+            self._clear_forest()
+
+    def _clear_forest(self) -> None:
+        """F11: at the end the predators left on the table go to the discard pile and
+        their tokens home; the food cards stay where they are."""
+        for root in self.chains:
+            for above in self.predators_on(root):
+                self._remove(above)
 
     def _draw(self, p: str) -> None:
         if self.deck:
@@ -701,7 +722,12 @@ class FoodChainState:
     def _hunt(self, p: str, action: Hunt) -> None:
         self.hands[p].remove(action.card)
         if self.kind(action.card).bonus is Bonus.SWARM:  # F7
-            self._remove(action.target)
+            if action.target in self.chains:  # a lone food card: its chain goes
+                self.chains.remove(action.target)
+                self.discard.append(action.target)
+                self._refill()
+            else:
+                self._remove(action.target)
             self.discard.append(action.card)
         else:
             self.on[action.card] = action.target
@@ -744,11 +770,8 @@ class FoodChainState:
         card, target = action.card, action.target
         hand = self.hands[p]
         hand[hand.index(card)] = target
-        if target in self.chains:
-            self.chains[self.chains.index(target)] = card
-        else:
-            self.on = {(card if c == target else c): b for c, b in self.on.items()}
-            self.token = {(card if c == target else c): o for c, o in self.token.items()}
+        self.on = {(card if c == target else c): b for c, b in self.on.items()}
+        self.token = {(card if c == target else c): o for c, o in self.token.items()}
 
     def _exchange(self) -> None:
         """F10: two players holding each other's tokens swap them back at once."""
@@ -824,6 +847,7 @@ class FoodChainState:
             "food": {p: list(f) for p, f in self.food.items()},
             "tokens": {p: {c: n for c, n in self.supply[p].items() if n} for p in self.players},
             "forest": [self._node(root, kids) for root in self.chains],
+            "passes": self.passes,
         }
 
 
@@ -857,6 +881,7 @@ def state_from_dict(value: object, catalog: Catalog) -> FoodChainState:
         value,
         data.ROOT,
         required=("players", "turn", "hands", "deck", "discard", "food", "tokens", "forest"),
+        optional=("passes",),
     )
     players = [
         data.name(p, data.at("players", i), "player")
@@ -933,8 +958,22 @@ def state_from_dict(value: object, catalog: Catalog) -> FoodChainState:
     missing = [c for c in catalog.card_ids() if c not in seen]
     if missing:
         raise data.fail(data.ROOT, f"cards missing: {', '.join(missing[:5])}")
+    passes = data.integer(raw.get("passes", 0), "passes", 0, len(seats))
+    if passes and deck:
+        raise data.fail("passes", "passes are counted only once the deck is empty (F11)")
     state = FoodChainState(
-        catalog, seats, hands, deck, discard, food, supply, chains, on, token, seats.index(turn)
+        catalog,
+        seats,
+        hands,
+        deck,
+        discard,
+        food,
+        supply,
+        chains,
+        on,
+        token,
+        seats.index(turn),
+        passes,
     )
     colours = state.tokens_by_colour()
     for p in seats:
@@ -1108,12 +1147,20 @@ def sheet_from_dict(value: object, catalog: Catalog | None) -> Tally:
                 kind = catalog.by_name.get(item)
                 if kind is None:
                     raise data.fail(place, f"no card named {item!r} in the catalog")
+                if kind.bonus is not None:
+                    raise data.fail(place, f"the {kind.bonus} is a bonus card: nobody eats it")
                 used[item] += 1
                 if used[item] > kind.copies:
                     raise data.fail(place, f"more {item!r} cards eaten than the {kind.copies} made")
                 pile.append(Eaten(item, kind.points))
             else:
-                pile.append(Eaten("", data.integer(item, place, 0)))
+                points = data.integer(item, place, 0)
+                if catalog is not None and points not in catalog.creature_points():
+                    shown = ", ".join(map(str, sorted(catalog.creature_points())))
+                    raise data.fail(
+                        place, f"no card in the catalog is worth {points} (F12: {shown})"
+                    )
+                pile.append(Eaten("", points))
         eaten[p] = tuple(pile)
         held: Counter[str] = Counter()
         for key, n in data.mapping(entries[p]["tokens"], data.at(here, "tokens")).items():
