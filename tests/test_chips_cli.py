@@ -18,7 +18,7 @@ from companion.commands.chips import Helper, config_from_dict, execute, status_t
 from companion.devices.outputs import TableOutputs
 from companion.devices.pins import OpenedFactory
 from companion.errors import InputError, RuleError
-from companion.games.chips import ChipsTable, Step
+from companion.games.chips import ChipsStep, ChipsTable
 from companion.signals import Cue, Signal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,7 @@ def test_grammar_a_number_discards_and_a_word_names_the_special_card() -> None:
     table = started()
     assert execute(table, ["5"]) == "ann discards 5."
     assert execute(table, ["6", "triple"]) == "bob discards 6 Triple Chips."
-    assert table.pending is not None and table.pending.step is Step.TRIPLE
+    assert table.pending is not None and table.pending.step is ChipsStep.TRIPLE
     assert execute(table, ["done"]) == ""
     assert table.turn == "cat"
 
@@ -72,7 +72,7 @@ def test_grammar_every_special_card() -> None:
     execute(table, ["3", "sir"])  # bob: Sir Fries 3 lets him play a 6 or a 9
     assert table.pending is not None and table.pending.numbers == (6, 9)
     execute(table, ["9", "spy"])
-    assert table.pending is not None and table.pending.step is Step.SPY_FRY
+    assert table.pending is not None and table.pending.step is ChipsStep.SPY_FRY
     assert execute(table, ["cat"]).startswith("bob looks at cat's hand")
     execute(table, ["9", "knight"])
     assert table.turn == "ann" and table.pending is None

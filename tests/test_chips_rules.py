@@ -21,6 +21,7 @@ from companion.games.chips import (
     Action,
     ChipsRules,
     ChipsState,
+    ChipsStep,
     Choose,
     Decline,
     Discard,
@@ -31,10 +32,9 @@ from companion.games.chips import (
     Knight,
     PassTurn,
     Pending,
-    Reveal,
+    RevealFish,
     Spy,
-    Step,
-    Stop,
+    StopTriple,
     follows,
     neighbours,
     rules_from_dict,
@@ -239,8 +239,8 @@ def test_chips_drawn_card_not_usable_in_a_reveal_before_your_next_turn() -> None
         turn="bob",
     )
     state.apply(Discard(TIME5), rng())
-    assert state.pending == Pending(Step.REVEAL, "ann")
-    state.apply(Reveal(0), rng())
+    assert state.pending == Pending(ChipsStep.REVEAL, "ann")
+    state.apply(RevealFish(0), rng())
     assert state.pending is None and state.mad_fish("ann") == 1  # no Golden Knight offered
 
 
@@ -249,7 +249,7 @@ def test_chips_reveal_leaves_the_card_open_and_ends_the_turn() -> None:
         {"ann": ["1#1"], "bob": ["1#2"]},
         down={"ann": ["mad_fish:1#1", HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.up["ann"] == ["mad_fish:1#1"] and state.down["ann"] == [HEROES[0]]
     assert state.turn == "bob"
 
@@ -259,13 +259,13 @@ def test_chips_no_peeking_a_reveal_picks_a_place_not_a_card() -> None:
         {"ann": ["1#1"], "bob": ["1#2"]},
         down={"ann": ["mad_fish:1#1", HEROES[0]], "bob": [HEROES[1]]},
     )
-    reveals = [a for a in state.legal_actions() if isinstance(a, Reveal)]
-    assert reveals == [Reveal(0), Reveal(1)]  # positions only: what lies there is hidden
+    reveals = [a for a in state.legal_actions() if isinstance(a, RevealFish)]
+    assert reveals == [RevealFish(0), RevealFish(1)]  # positions only: what lies there is hidden
 
 
 def test_chips_reveal_needs_a_face_down_card() -> None:
     state = make({"ann": ["1#1"], "bob": ["1#2"]}, down={"ann": [], "bob": [HEROES[0]]})
-    refused(state, Reveal(0), "0 face-down")
+    refused(state, RevealFish(0), "0 face-down")
 
 
 # ---------------------------------------------------------------- game end --------------
@@ -291,7 +291,7 @@ def test_chips_the_last_opponent_eliminated_wins() -> None:
         down={"ann": [HEROES[0]], "bob": ["mad_fish:1#1"]},
         up={"bob": ["mad_fish:1#2", "mad_fish:1#3"]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.out == ["bob"] and state.winner == "ann"
 
 
@@ -332,8 +332,8 @@ def test_chips_golden_knight_cancels_a_mad_fish() -> None:
         deck=["7#1", "7#2"],
         down={"ann": ["mad_fish:2#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
-    assert state.pending is not None and state.pending.step is Step.KNIGHT
+    state.apply(RevealFish(0), rng())
+    assert state.pending is not None and state.pending.step is ChipsStep.KNIGHT
     assert state.legal_actions() == [Knight(KNIGHT2), Decline()]
     state.apply(Knight(KNIGHT2), rng())
     assert state.hands["ann"] == ["1#1"] and state.mad_fish("ann") == 0
@@ -346,7 +346,7 @@ def test_chips_golden_knight_may_be_kept() -> None:
         deck=["7#1", "7#2"],
         down={"ann": ["mad_fish:2#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Decline(), rng())
     assert state.hands["ann"] == ["1#1", KNIGHT2, "7#1", "7#2"] and state.mad_fish("ann") == 1
 
@@ -363,7 +363,7 @@ def test_e6_golden_knight_only_for_your_own_mad_fish() -> None:
         {"ann": ["1#1"], "bob": ["1#2", KNIGHT2]},
         down={"ann": ["mad_fish:1#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.pending is None and state.mad_fish("ann") == 1
 
 
@@ -373,7 +373,7 @@ def test_chips_a_covered_mad_fish_does_not_count_toward_three() -> None:
         down={"ann": ["mad_fish:1#1"], "bob": [HEROES[0]]},
         up={"ann": ["mad_fish:1#2", "mad_fish:1#3"]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Knight(KNIGHT2), rng())
     assert state.out == [] and state.mad_fish("ann") == 2
 
@@ -391,7 +391,7 @@ def test_e4_sir_fries_if_possible_you_must() -> None:
     state = make({"ann": [SIR5, "8#1", "5#1"], "bob": ["1#2"]})
     state.apply(Discard(SIR5), rng())
     assert state.legal_actions() == [Discard("8#1")]
-    refused(state, Stop(), "only Triple Chips")
+    refused(state, StopTriple(), "only Triple Chips")
     refused(state, Discard("5#1"), "Sir Fries lets ann discard an 8 or 2, not a 5")
 
 
@@ -406,13 +406,13 @@ def test_chips_sir_fries_the_card_it_lets_you_play_has_its_effect() -> None:
     state = make({"ann": [SIR5, TRIPLE8, "9#1", "1#1"], "bob": ["1#2"]})
     state.apply(Discard(SIR5), rng())
     state.apply(Discard(TRIPLE8), rng())
-    assert state.pending is not None and state.pending.step is Step.TRIPLE
+    assert state.pending is not None and state.pending.step is ChipsStep.TRIPLE
 
 
 def test_e9_spy_fry_look_and_swap_one_card_each() -> None:
     state = make({"ann": [SPY4, "1#1", "2#1"], "bob": ["9#1", "9#2"]}, top="4#8")
     state.apply(Discard(SPY4), rng())
-    assert state.pending is not None and state.pending.step is Step.SPY_FRY
+    assert state.pending is not None and state.pending.step is ChipsStep.SPY_FRY
     state.apply(Spy("bob", "1#1", "9#2"), rng())
     assert state.hands["ann"] == ["9#2", "2#1"] and state.hands["bob"] == ["9#1", "1#1"]
     assert state.turn == "bob"
@@ -447,9 +447,13 @@ def test_e8_fish_or_chips_time_the_next_player_must_reveal() -> None:
         down={"ann": [HEROES[0]], "bob": ["mad_fish:1#1"], "cat": [HEROES[1]]},
     )
     state.apply(Discard(TIME5), rng())
-    assert state.actor == "bob" and state.pending is not None and state.pending.step is Step.REVEAL
+    assert (
+        state.actor == "bob"
+        and state.pending is not None
+        and state.pending.step is ChipsStep.REVEAL
+    )
     refused(state, Draw(), "must first finish the reveal step")
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.turn == "cat"  # the player after the one who revealed
 
 
@@ -463,7 +467,7 @@ def test_chips_fish_or_chips_time_with_the_sign_any_player() -> None:
     assert state.legal_actions() == [Choose("bob"), Choose("cat")]
     refused(state, Choose("ann"), "another player")
     state.apply(Choose("cat"), rng())
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.mad_fish("cat") == 1 and state.turn == "ann"
 
 
@@ -489,7 +493,7 @@ def test_chips_triple_chips_discard_up_to_three_following_the_rule() -> None:
 def test_chips_triple_chips_may_stop_early_or_at_once() -> None:
     state = make({"ann": [TRIPLE6, "6#1", "7#1", "1#1"], "bob": ["1#2"]})
     state.apply(Discard(TRIPLE6), rng())
-    state.apply(Stop(), rng())
+    state.apply(StopTriple(), rng())
     assert state.turn == "bob" and len(state.hands["ann"]) == 3
 
 
@@ -508,8 +512,8 @@ def test_chips_triple_chips_last_card_may_be_another_triple_chips() -> None:
     state.apply(Discard(TRIPLE6), rng())
     state.apply(Discard("7#1"), rng())
     state.apply(Discard(TRIPLE8), rng())
-    state.apply(Stop(), rng())
-    assert state.pending is not None and state.pending.step is Step.TRIPLE
+    state.apply(StopTriple(), rng())
+    assert state.pending is not None and state.pending.step is ChipsStep.TRIPLE
     state.apply(Discard("9#1"), rng())
     state.apply(Discard("1#1"), rng())
     state.apply(Discard("2#1"), rng())
@@ -531,7 +535,7 @@ def test_chips_mad_fish_draw_as_many_as_it_shows() -> None:
         deck=["7#1", "7#2", "7#3", "7#4"],
         down={"ann": ["mad_fish:3#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.hands["ann"] == ["1#1", "7#1", "7#2", "7#3"] and state.fresh["ann"]
 
 
@@ -542,7 +546,7 @@ def test_e7_three_mad_fish_lose_at_once() -> None:
         down={"ann": ["mad_fish:1#1"], "bob": [HEROES[0]], "cat": [HEROES[1]]},
         up={"ann": ["mad_fish:2#1", "chips_heroes#9", "mad_fish:3#1"]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.out == ["ann"] and state.winner is None and state.turn == "bob"
     assert state.deck == ["7#1"]  # E7: no drawing
     refused(state, Spy("ann"), "no Spy Fry")
@@ -556,7 +560,7 @@ def test_chips_eliminated_player_cards_go_under_the_top_card() -> None:
         down={"ann": ["mad_fish:1#1"], "bob": [HEROES[0]], "cat": [HEROES[1]]},
         up={"ann": ["mad_fish:2#1", "mad_fish:3#1"]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.discard[-3:] == ["1#1", "2#1", "5#8"] and state.hands["ann"] == []
     assert {"mad_fish:1#1", "mad_fish:2#1", "mad_fish:3#1"} <= set(state.box)
     check_cards(state)
@@ -576,7 +580,7 @@ def test_chips_chips_heroes_first_discard_ignores_the_top_card() -> None:
         {"ann": ["9#1", "1#1", "3#1"], "bob": ["1#2"]},
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert set(state.legal_actions()) == {Discard("9#1"), Discard("1#1"), Discard("3#1")}
     state.apply(Discard("9#1"), rng())  # a 9 on a 5
     assert state.top == 9
@@ -587,10 +591,10 @@ def test_e5_chips_heroes_then_keep_discarding_by_the_normal_rule() -> None:
         {"ann": ["9#1", "1#1", "3#1", "4#1"], "bob": ["1#2"]},
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Discard("9#1"), rng())
     assert state.legal_actions() == [Discard("1#1")]  # E5: no stopping while she can
-    refused(state, Stop(), "only Triple Chips")
+    refused(state, StopTriple(), "only Triple Chips")
     state.apply(Discard("1#1"), rng())
     assert state.pending is None and state.hands["ann"] == ["3#1", "4#1"] and state.turn == "bob"
 
@@ -601,7 +605,7 @@ def test_chips_chips_heroes_resolves_only_the_last_card() -> None:
         deck=["9#1", "9#2"],
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Discard("4#1"), rng())
     state.apply(Discard(EVERYONE3), rng())  # the last one: bob draws
     assert state.hands["bob"] == ["1#2", "9#1"]
@@ -613,7 +617,7 @@ def test_chips_chips_heroes_with_no_playable_card_does_nothing() -> None:
         fresh={"ann": ["1#1"]},
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.pending is None and state.turn == "bob"
 
 
@@ -650,7 +654,7 @@ def test_chips_mad_fish_draws_what_there_is() -> None:
         rules=rules,
         down={"ann": ["mad_fish:3#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert len(state.hands["ann"]) == 4 and state.deck == []
 
 
@@ -662,7 +666,7 @@ def test_e11_all_fish_or_chips_revealed_deal_five_again() -> None:
         down={"ann": ["mad_fish:1#3"], "bob": [], "cat": []},
         up={"bob": ["mad_fish:1#1", "mad_fish:1#2"], "cat": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert all(len(state.down[p]) == 5 and not state.up[p] for p in state.players)
     assert len(state.box) == 36 - 15 and state.mad_fish("bob") == 0
     check_cards(state)
@@ -676,7 +680,7 @@ def test_chips_redeal_only_to_players_still_in_and_knights_go_under_the_top() ->
     state.out.append("cat")
     state.hands["bob"] += state.hands["cat"]
     state.hands["cat"] = []
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Knight(KNIGHT2), rng())
     assert state.discard[-2:] == [KNIGHT2, "5#8"]
     assert len(state.down["ann"]) == len(state.down["bob"]) == 5 and state.down["cat"] == []
@@ -780,7 +784,7 @@ def test_e3_golden_knight_covering_with_the_last_card_wins_at_once() -> None:
         deck=["7#1", "7#2"],
         down={"ann": ["mad_fish:2#1", HEROES[1]], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Knight(KNIGHT2), rng())
     assert state.over and state.winner == "ann" and state.hands["ann"] == []
     assert state.legal_actions() == [] and state.turn == "ann"

@@ -15,10 +15,10 @@ import pytest
 from companion.errors import InputError, RuleError
 from companion.games.chips import (
     ChipsRules,
+    ChipsStep,
     ChipsTable,
     EscapeCard,
     Kind,
-    Step,
     rules_from_dict,
     table_from_dict,
 )
@@ -146,7 +146,7 @@ def test_table_triple_chips_up_to_three_then_the_last_card() -> None:
     t.discard_card(card(7))
     t.discard_card(card(8, Kind.CHIPS_FOR_EVERYONE))
     t.discard_card(card(9, Kind.SPY_FRY))
-    assert t.pending is not None and t.pending.step is Step.SPY_FRY
+    assert t.pending is not None and t.pending.step is ChipsStep.SPY_FRY
     refused(t, "not another player", "spy", "ann")
     t.spy("cat")
     assert t.turn == "bob" and t.hands["bob"] == 8  # the Chips for Everyone did nothing
@@ -273,7 +273,7 @@ def test_e13_without_a_deck_file_any_special_card_on_any_number() -> None:
     assert t.discard_card(card(5, Kind.TRIPLE_CHIPS)) == "ann discards 5 Triple Chips."
     t.stop()
     t.discard_card(card(5, Kind.FISH_OR_CHIPS_TIME, any_player=True))
-    assert t.pending is not None and t.pending.step is Step.FISH_TIME
+    assert t.pending is not None and t.pending.step is ChipsStep.FISH_TIME
 
 
 def test_e13_without_a_deck_file_sir_fries_takes_the_numbers_announced() -> None:

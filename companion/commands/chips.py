@@ -39,10 +39,10 @@ from companion.config import (
 from companion.errors import ConfigError, InputError, RuleError
 from companion.games.chips import (
     ChipsRules,
+    ChipsStep,
     ChipsTable,
     EscapeCard,
     Kind,
-    Step,
     check_players,
     rules_from_dict,
     table_from_dict,
@@ -335,9 +335,9 @@ def execute(table: ChipsTable, words: Sequence[str]) -> str:
         words = words[1:]
     name = next((p for p in table.players if p.lower() == words[0].lower()), None)
     if name is not None and len(words) == 1:
-        if step is Step.SPY_FRY:
+        if step is ChipsStep.SPY_FRY:
             return table.spy(name)
-        if step is Step.FISH_TIME:
+        if step is ChipsStep.FISH_TIME:
             return table.choose(name)
         raise RuleError("nobody needs a player's name now")
     raise RuleError(f"not a command: {_shown(' '.join(words))} (type help)")
