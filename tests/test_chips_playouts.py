@@ -2,7 +2,9 @@
 
 After every move no escape card and no fish-or-chips card is created or lost, and the
 table helper (:class:`ChipsTable`), told only what the players would announce, sees the
-same table as the full engine: whose turn, who must act, the top card, every count.
+same table as the full engine: whose turn, who must act, the top card, every count. The
+properties both turn-based engines share (every game ends, round trips) are in
+test_turn_games.py.
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from companion.errors import RuleError
 from companion.games.chips import (
@@ -31,7 +31,6 @@ from companion.games.chips import (
     RevealFish,
     Spy,
     StopTriple,
-    state_from_dict,
 )
 
 MAX_MOVES = 5000
@@ -155,13 +154,6 @@ def test_chips_random_games_reach_every_step_and_rule() -> None:
     assert seen["reshuffle"] > 0 and ends["eliminated"] > 0 and ends["last card"] > 0
 
 
-@settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 7))
-def test_chips_any_seeded_game_ends(seed: int, players: int) -> None:
-    state, _ = play(seed, players, 0.2)
-    assert state.over
-
-
 def test_chips_all_fish_revealed_in_play_are_dealt_again() -> None:
     # Reveal whenever possible, cover every Mad Fish: the cards run out and are dealt again.
     redeals = 0
@@ -208,11 +200,3 @@ def test_chips_offered_actions_are_legal_and_others_are_refused() -> None:
                 state.apply(action, rng)
             assert state.to_dict() == before
         state.apply(rng.choice(legal), rng)
-
-
-def test_chips_state_round_trips_at_every_stage() -> None:
-    rng = random.Random(8)
-    state = ChipsState.deal(["ann", "bob", "cat", "dan"], rng)
-    while not state.over:
-        assert state_from_dict(state.to_dict()).to_dict() == state.to_dict()
-        state.apply(rng.choice(state.legal_actions()), rng)

@@ -40,6 +40,8 @@ E13. The rulebook does not say which number each special card or Mad Fish shows:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from companion.games.chips_actions import (
     REVEAL_TARGET,
     STEP_TITLES,
@@ -81,6 +83,14 @@ from companion.games.chips_formats import (
 )
 from companion.games.chips_state import ChipsState
 from companion.games.chips_table import ChipsTable
+
+if TYPE_CHECKING:
+    from companion.games.turns import TurnGame
+
+    def _plays_turns(game: ChipsState) -> TurnGame[Action]:
+        """mypy checks here that the engine is a :class:`TurnGame`."""
+        return game
+
 
 __all__ = [
     "KIND_TITLES",

@@ -124,6 +124,11 @@ class ChipsState:
         return self.pending.player if self.pending else self.turn
 
     @property
+    def to_act(self) -> str:
+        """Who decides now (:class:`companion.games.turns.TurnGame`)."""
+        return self.actor
+
+    @property
     def top(self) -> int:
         return self.escape[self.discard[-1]].number
 
@@ -462,6 +467,14 @@ class ChipsState:
             every.update(self.hands[p])
             every.update(k for _, k in self.covered[p])
         return every
+
+    def misplaced(self) -> list[str]:
+        """Every escape and fish-or-chips card exactly once, or what is not."""
+        problems = []
+        for known, places in ((self.escape, self.escape_places()), (self.fish, self.fish_places())):
+            problems += [f"{c} is in {places[c]} places" for c in known if places[c] != 1]
+            problems += [f"{c} is not a card of these rules" for c in places if c not in known]
+        return problems
 
     def fish_places(self) -> Counter[str]:
         every = Counter(self.box)

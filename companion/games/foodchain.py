@@ -44,6 +44,8 @@ F13. Optional rule: own tokens score 0; each captured token draws a random card 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from companion.games.foodchain_cards import (
     BONUS_CARDS,
     CATALOG_FORMAT,
@@ -85,6 +87,14 @@ from companion.games.foodchain_state import (
     Switch,
     check_players,
 )
+
+if TYPE_CHECKING:
+    from companion.games.turns import TurnGame
+
+    def _plays_turns(game: FoodChainState) -> TurnGame[Action]:
+        """mypy checks here that the engine is a :class:`TurnGame`."""
+        return game
+
 
 __all__ = [
     "BONUS_CARDS",

@@ -197,6 +197,8 @@ class FoodChainState:
 
     def why_not(self, action: Action, player: str | None = None) -> str | None:
         """Why ``player`` (default: the one to move) may not do this now; None if she may."""
+        if self.over:
+            return "the game is over"
         p = self.current if player is None else player
         hand = self.hands[p]
         if isinstance(action, Hunt):
@@ -290,8 +292,6 @@ class FoodChainState:
         return None
 
     def check(self, action: Action) -> None:
-        if self.over:
-            raise RuleError("the game is over")
         why = self.why_not(action)
         if why is not None:
             raise RuleError(f"{self.current} cannot {_verb(action)}: {why}")
@@ -338,10 +338,17 @@ class FoodChainState:
 
     # ---------------------------------------------------------------- moves ----------
 
-    def apply(self, action: Action) -> None:
+    @property
+    def to_act(self) -> str:
+        """Who decides now (:class:`companion.games.turns.TurnGame`): the player to move."""
+        return self.current
+
+    def apply(self, action: Action, rng: random.Random | None = None) -> None:
         """Play ``action`` for the player to move, then pass the turn clockwise.
 
         An illegal action raises :class:`RuleError` saying why, and changes nothing.
+        ``rng`` is unused (Food Chain draws from a deck shuffled once, at the deal); it is
+        there so that both turn-based engines are played the same way.
         """
         self.check(action)
         p = self.current
@@ -460,6 +467,21 @@ class FoodChainState:
             every.update(self.hands[p])
             every.update(self.food[p])
         return every
+
+    def misplaced(self) -> list[str]:
+        """Every catalog card exactly once and four tokens of each colour, or what is not."""
+        problems = []
+        every = self.all_cards()
+        for card in self.catalog.card_ids():
+            if every[card] != 1:
+                problems.append(f"{card} is in {every[card]} places")
+        known = set(self.catalog.card_ids())
+        problems += [f"{c} is not a catalog card" for c in every if c not in known]
+        colours = self.tokens_by_colour()
+        for p in self.players:
+            if colours[p] != TOKENS_PER_PLAYER:
+                problems.append(f"{colours[p]} of {p}'s tokens, not {TOKENS_PER_PLAYER}")
+        return problems
 
     def tokens_by_colour(self) -> Counter[str]:
         """Tokens of each colour held or on the table: always four each."""
