@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import Any, Self
 
 from companion.errors import RuleError
 from companion.games.foodchain_cards import (
@@ -501,7 +501,7 @@ class FoodChainState:
         }
         return Tally(self.players, eaten, tokens)
 
-    def clone(self) -> FoodChainState:
+    def clone(self) -> Self:
         """A copy to play on; the catalog, which never changes, is shared."""
         return copy.deepcopy(self, {id(self.catalog): self.catalog})
 
