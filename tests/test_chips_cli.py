@@ -313,7 +313,7 @@ def test_bad_command_line_is_one_line(
             "players[1].name: player 'ann' is named twice",
         ),
         (
-            lambda t: t.replace("hand_size = 8", "hand_size = 0"),
+            lambda t: t + "\n[rules]\nhand_size = 0\n",
             "rules.hand_size: must be at least 1",
         ),
         (lambda t: t.replace("[game]", "[game]\nspeed = 3"), "game.speed: unknown key"),
@@ -462,3 +462,16 @@ def test_resume_problems_are_one_line(
     if save is not None:
         (tmp_path / "chips-game.json").write_text(json.dumps(save), "utf-8")
     assert bad_input(monkeypatch, capsys, "chips", *argv).startswith(message)
+
+
+def test_e13_the_example_deck_file_is_commented_out_and_valid() -> None:
+    text = EXAMPLE.read_text("utf-8")
+    deck = text[text.index("# [rules]") :]
+    uncommented = "\n".join(line.removeprefix("#").removeprefix(" ") for line in deck.splitlines())
+    from companion.games.chips import ChipsRules
+
+    config = config_from_dict(
+        {**tomllib.loads(text), **tomllib.loads(uncommented)}  # the deck file switched on
+    )
+    assert config.strict and config.rules == ChipsRules()
+    assert not config_from_dict(tomllib.loads(text)).strict

@@ -12,6 +12,8 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
+import shlex
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -201,3 +203,19 @@ def test_play_from_the_command_line(
         "Catalog: EXAMPLE ONLY - invented cards, not the real Food Chain deck",
     ]
     assert "ann hunts cranberry with rabbit and draws." in out
+
+
+def test_docs_session_replays_exactly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], repo_root: Path
+) -> None:
+    page = (ROOT / "docs" / "foodchain.md").read_text("utf-8")
+    block = next(
+        b
+        for b in re.findall(r"```text\n(.*?)```", page, re.S)
+        if b.startswith("$ companion foodchain play")
+    )
+    command, *shown = block.rstrip("\n").splitlines()
+    typed = [line[2:] for line in shown if line.startswith("> ")]
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{t}\n" for t in typed)))
+    assert main(shlex.split(command)[2:]) == 0
+    assert capsys.readouterr().out.rstrip("\n").splitlines() == shown

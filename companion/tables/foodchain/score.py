@@ -117,7 +117,7 @@ def _read_sheet(options: ScoreOptions) -> tuple[object, str]:
     return sheet, TYPED
 
 
-def _tally(options: ScoreOptions) -> tuple[Tally, str]:
+def _tally(options: ScoreOptions) -> tuple[Tally, str, Catalog | None]:
     raw, source = _read_sheet(options)
     catalog = None
     if options.catalog is not None:
@@ -133,7 +133,7 @@ def _tally(options: ScoreOptions) -> tuple[Tally, str]:
             except InputError as exc:
                 raise InputError(f"catalog.{exc.where}", exc.message, source) from None
     try:
-        return sheet_from_dict(raw, catalog), source
+        return sheet_from_dict(raw, catalog), source, catalog
     except InputError as exc:
         raise exc.in_source(source) from None
 
@@ -141,7 +141,7 @@ def _tally(options: ScoreOptions) -> tuple[Tally, str]:
 def run_score(options: ScoreOptions) -> int:
     if options.seed is not None and not options.optional:
         raise InputError("--seed", "the seed is for the optional rule's draw: add --optional")
-    tally, source = _tally(options)
+    tally, source, catalog = _tally(options)
     seed = None
     if options.optional:
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(10**6)
@@ -162,6 +162,8 @@ def run_score(options: ScoreOptions) -> int:
         return 0
     rule = f", optional rule (seed {seed})" if options.optional else ""
     print(f"Food Chain score{rule}: {source}")
+    if catalog is not None and catalog.example:
+        print("  (card points from an example catalog: invented cards, not the real deck)")
     if exchanged:
         print("  (players holding each other's tokens exchanged them first)")
     print("\n".join(score_lines(scores, best, options.optional)))

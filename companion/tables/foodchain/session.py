@@ -9,6 +9,7 @@ scores the end. ``undo`` takes back the last line that changed the game.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -16,6 +17,8 @@ from companion.errors import RuleError
 from companion.games.foodchain import BackOff, Bonus, Eat, Hunt, Pass, Switch, score, winners
 from companion.games.foodchain_table import FoodChainTable
 from companion.games.foodchain_text import score_lines
+
+CARD_ID = re.compile(r"[^\s:,'#]+#\d+")
 
 HELP = """\
 Commands (one per line; cards by name, or name#n when two share a name):
@@ -89,6 +92,11 @@ class FoodChainHelper:
     table: FoodChainTable
     history: list[FoodChainTable] = field(default_factory=list)
 
+    def _labelled(self, text: str) -> str:
+        """Forest cards by the names the table uses (``fox`` rather than ``fox#3``)."""
+        forest = set(self.table.forest())
+        return CARD_ID.sub(lambda m: self.table.label(m[0]) if m[0] in forest else m[0], text)
+
     def command(self, line: str) -> str | None:
         """One typed line; the reply (help and status: several lines), None to quit."""
         words = line.split()
@@ -113,7 +121,7 @@ class FoodChainHelper:
             said = execute(self.table, words)
         except RuleError as exc:
             self.table = before  # a refused line changes nothing
-            return f"no: {exc}"
+            return f"no: {self._labelled(str(exc))}"
         self.history.append(before)
         return said
 
