@@ -20,8 +20,8 @@ E2. A card drawn from the deck is usable from its holder's next turn; a card tak
     Spy Fry swap at once.
 E3. A hand that becomes empty by any means (a Golden Knight cover included) wins at once,
     before the last card's effect.
-E4. Sir Fries: the next card must show one of its numbers if she has one; the numbers
-    are a set (any order); that card's effect resolves.
+E4. Sir Fries: its player then discards a card showing one of its numbers if she has
+    one; the numbers are a set (any order); that card's effect resolves.
 E5. Triple Chips: 0-3 further cards, resolve the last. Chips Heroes: one free card, then
     on while legal, resolve the last.
 E6. Only the player revealing a Mad Fish may cover it, at once, with a Golden Knight: no
