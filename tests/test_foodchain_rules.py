@@ -1,6 +1,6 @@
-"""Food Chain: one named test per rule of the rulebook and per decision F1-F13.
+"""Food Chain: one named test per rule of the rulebook and per ruling F1-F13.
 
-Rulebook: shared/rules/food-chain.txt. Decisions: companion/games/foodchain.py and
+Rulebook: Food Chain (Brain Games, 2012). Rulings: companion/games/foodchain.py and
 docs/foodchain.md. Most tests lay out a small forest from a made-up test catalog, so the
 position reads like the table it describes.
 """
@@ -966,3 +966,16 @@ def test_f12_score_sheet_refuses_points_no_card_has() -> None:
         sheet_from_dict(sheet([5, 7]), CATALOG)
     assert [e.points for e in sheet_from_dict(sheet([5, 1]), CATALOG).eaten["ann"]] == [5, 1]
     assert sheet_from_dict(sheet([7]), None).eaten["ann"][0].points == 7  # no catalog to ask
+
+
+def test_f6_a_catalog_huntsman_below_a_creature_is_refused() -> None:
+    cards = [
+        card("berry", 1, 5, 1),
+        card("bear", 3, 1, 1),
+        {"name": "h", "bonus": "huntsman", "level": 3},
+    ]
+    with pytest.raises(
+        InputError, match=r"outranks every creature \(F6\): level above 3"
+    ) as caught:
+        catalog_from_dict({"cards": cards})
+    assert caught.value.where == "cards[2].level"

@@ -126,6 +126,12 @@ def catalog_from_dict(value: object) -> Catalog:
                         place, f"{name!r} is a bonus card: it needs no symbol on other cards"
                     )
     creature_top = max((k.level for k in kinds if k.bonus is None), default=0)
+    for i, k in enumerate(kinds):
+        if k.bonus is Bonus.HUNTSMAN and 0 < k.level <= creature_top:
+            raise data.fail(
+                data.at(data.at("cards", i), "level"),
+                f"the Huntsman outranks every creature (F6): level above {creature_top}",
+            )
     kinds = [
         CardKind(k.name, creature_top + 1, k.points, k.copies, bonus=k.bonus)
         if k.bonus is Bonus.HUNTSMAN and k.level == 0
