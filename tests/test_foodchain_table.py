@@ -155,9 +155,12 @@ def test_a_card_shown_must_still_be_hidden_somewhere() -> None:
 def test_a_refused_line_changes_nothing_and_says_why() -> None:
     helper = FoodChainHelper(started())
     before = helper.table.to_dict()
-    for line in ("hunt fox on cranberry", "eat cranberry", "jump", "hunt", "switch x", "end", "²"):
+    lines = ["hunt fox on cranberry", "eat cranberry", "jump", "hunt", "switch x", "end", "²"]
+    lines += ["pass " + "x" * 400, "hunt " + "9" * 400 + " on cranberry", "eat ²"]
+    for line in lines:
         reply = helper.command(line)
         assert reply is not None and reply.startswith("no: ") and "\n" not in reply, line
+        assert len(reply) < 120, reply
         assert helper.table.to_dict() == before
     assert helper.command("") == "" and helper.command("undo") == "nothing to undo"
 

@@ -25,6 +25,11 @@ from companion.games.foodchain_cards import Bonus, CardKind, Catalog, chains_wan
 from companion.games.foodchain_state import Action, FoodChainState
 
 
+def _cut(word: str) -> str:
+    """A typed word as a refusal quotes it: short, so the refusal stays one line."""
+    return repr(word if len(word) <= 20 else word[:18] + "…")
+
+
 @dataclass
 class FoodChainTable(FoodChainState):
     """The game from what the table sees; ``unconfirmed`` chains wait for their name."""
@@ -82,7 +87,7 @@ class FoodChainTable(FoodChainState):
     def card_kind(self, name: str) -> CardKind:
         kind = self.catalog.by_name.get(name.lower())
         if kind is None:
-            raise RuleError(f"no card named {name!r} in the catalog")
+            raise RuleError(f"no card named {_cut(name)} in the catalog")
         return kind
 
     def shown(self, player: str, name: str) -> str:
@@ -151,7 +156,7 @@ class FoodChainTable(FoodChainState):
             return named[0]
         if named:
             raise RuleError(f"which {word}: {' or '.join(named)}?")
-        raise RuleError(f"no {word} in the forest" if among is None else f"no {word} to choose")
+        raise RuleError(f"no {_cut(word)} in the forest")
 
     # ---------------------------------------------------------------- moves ----------
 
