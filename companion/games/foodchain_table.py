@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from companion.errors import RuleError
 from companion.games.foodchain_cards import Bonus, CardKind, Catalog, chains_wanted
-from companion.games.foodchain_state import Action, FoodChainState
+from companion.games.foodchain_state import Action, FoodChainState, Hunt, Pass
 
 
 def _cut(word: str) -> str:
@@ -36,6 +36,7 @@ class FoodChainTable(FoodChainState):
 
     unconfirmed: list[str] = field(default_factory=list)
     ended: bool = False
+    owed: str | None = None  # drew from a deck emptied by a stand-in that may go back
 
     @classmethod
     def start(
@@ -110,23 +111,30 @@ class FoodChainTable(FoodChainState):
         if not self.unconfirmed:
             raise RuleError("no food chain is waiting for its first card")
         kind = self.card_kind(name)
-        root = self.unconfirmed[0]
+        root = self._become(self.unconfirmed[0], kind)
         if kind.bonus is not None:
-            where, i = self._hidden_of(kind)
-            card = where[i]
-            if where is self.deck:
-                self.deck.append(self.deck.pop(i))
-            else:
-                where[i], self.deck[-1] = self.deck[-1], card
+            if not self.deck:  # it was the last card: it goes back, and no chain starts
+                self.no_chain()
+                return f"the {kind.name} goes back under the deck (F9): no food chain starts."
+            following = self.deck.pop(0)
+            self.deck.append(root)
+            self.chains[self.chains.index(root)] = following
+            self.unconfirmed[0] = following
             return f"the {kind.name} goes under the deck (F9): turn up the next card."
-        if self.kind(root).name != kind.name:
-            where, i = self._hidden_of(kind)
-            new = where[i]
-            where[i] = root
-            self.chains[self.chains.index(root)] = new
-            root = new
         self.unconfirmed.pop(0)
+        self.owed = None
         return f"a new food chain starts with {self.label(root)}."
+
+    def _become(self, stand_in: str, kind: CardKind) -> str:
+        """The stand-in for a card just turned up takes the identity of a hidden ``kind``."""
+        if self.kind(stand_in).name == kind.name:
+            return stand_in
+        where, i = self._hidden_of(kind)
+        card = where[i]
+        where[i] = stand_in
+        self.chains[self.chains.index(stand_in)] = card
+        self.unconfirmed[0] = card
+        return card
 
     def no_chain(self) -> str:
         """Only bonus cards are left in the deck: no food chain starts (F9)."""
@@ -134,7 +142,11 @@ class FoodChainTable(FoodChainState):
             raise RuleError("no food chain is waiting for its first card")
         card = self.unconfirmed.pop(0)
         self.chains.remove(card)
-        self.deck.insert(0, card)
+        if self.owed is not None:  # the card she should have drawn
+            self.hands[self.owed].append(card)
+            self.owed = None
+        else:
+            self.deck.insert(0, card)
         return "no food chain starts: only bonus cards are left in the deck."
 
     # ---------------------------------------------------------------- names ----------
@@ -164,7 +176,12 @@ class FoodChainTable(FoodChainState):
         """The engine's move, refused while a food chain waits for its name."""
         if self.unconfirmed:
             raise RuleError("first name the card turned up to start the food chain")
+        draws = isinstance(action, Hunt) or (isinstance(action, Pass) and action.card is not None)
+        drawer = self.current if draws else None
+        held = len(self.hands[drawer]) if drawer else 0
         self.apply(action)
+        if drawer is not None and self.unconfirmed and len(self.hands[drawer]) < held:
+            self.owed = drawer  # her draw found the deck emptied by a chain's stand-in
 
     def declare_end(self) -> None:
         """F11: the players agree nobody can do anything but pass (the deck is empty)."""
