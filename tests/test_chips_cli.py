@@ -5,6 +5,7 @@ errors with exit status 2, and the LEDs on mock pins."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import shlex
 import tomllib
@@ -14,20 +15,29 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.commands.chips import Helper, config_from_dict, execute, status_text
 from companion.devices.outputs import TableOutputs
 from companion.devices.pins import OpenedFactory
 from companion.errors import InputError, RuleError
-from companion.games.chips import ChipsTable, Step
+from companion.games.chips import ChipsStep, ChipsTable
 from companion.signals import Cue, Signal
+from companion.tables.chips.config import config_from_dict
+from companion.tables.chips.session import ChipsHelper, status_text
+from companion.tables.chips.typed import execute
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "chips.md"
 EXAMPLE = ROOT / "examples" / "chips-table.toml"
 
 
+@pytest.fixture(autouse=True)
+def in_a_scratch_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The helper saves its game in the current folder: keep that out of the checkout."""
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+
+
 def started(players: str = "ann,bob,cat", top: int = 5) -> ChipsTable:
-    table = ChipsTable.new(players.split(","))
+    table = ChipsTable.new(players.split(","), strict=True)
     table.start(top)
     return table
 
@@ -60,7 +70,7 @@ def test_grammar_a_number_discards_and_a_word_names_the_special_card() -> None:
     table = started()
     assert execute(table, ["5"]) == "ann discards 5."
     assert execute(table, ["6", "triple"]) == "bob discards 6 Triple Chips."
-    assert table.pending is not None and table.pending.step is Step.TRIPLE
+    assert table.pending is not None and table.pending.step is ChipsStep.TRIPLE
     assert execute(table, ["done"]) == ""
     assert table.turn == "cat"
 
@@ -72,7 +82,7 @@ def test_grammar_every_special_card() -> None:
     execute(table, ["3", "sir"])  # bob: Sir Fries 3 lets him play a 6 or a 9
     assert table.pending is not None and table.pending.numbers == (6, 9)
     execute(table, ["9", "spy"])
-    assert table.pending is not None and table.pending.step is Step.SPY_FRY
+    assert table.pending is not None and table.pending.step is ChipsStep.SPY_FRY
     assert execute(table, ["cat"]).startswith("bob looks at cat's hand")
     execute(table, ["9", "knight"])
     assert table.turn == "ann" and table.pending is None
@@ -112,20 +122,26 @@ def test_grammar_before_the_first_card_only_its_number() -> None:
     assert execute(table, ["top", "3"]) == "Top card 3. ann begins."
 
 
-def test_helper_undo_takes_back_the_last_command() -> None:
-    helper = Helper(started())
+def test_helper_undo_goes_back_a_turn() -> None:
+    helper = ChipsHelper(started())
     assert helper.command("undo") == "nothing to undo"
     helper.command("5")
     helper.command("draw")
     assert helper.table.turn == "cat"
-    assert helper.command("undo") == "undone."
+    assert helper.command("undo") == "undone: back to the start of bob's turn."
     assert helper.table.turn == "bob" and helper.table.hands["bob"] == 8
-    assert helper.command("u") == "undone."
-    assert helper.table.turn == "ann" and helper.table.top == 5
+    helper.command("6 triple")
+    helper.command("7")
+    assert helper.table.pending is not None
+    assert helper.command("u") == "undone: back to the start of bob's turn."
+    assert helper.table.pending is None and helper.table.top == 5 and helper.table.hands["bob"] == 8
+    assert helper.command("undo") == "undone: back to the start of ann's turn."
+    assert helper.command("undo") == "nothing to undo"
+    assert helper.command("undo now") == "no: undo takes nothing after it"
 
 
 def test_helper_refused_commands_change_nothing_and_are_not_undone() -> None:
-    helper = Helper(started())
+    helper = ChipsHelper(started())
     helper.command("5")
     assert helper.command("9") == "no: a 9 cannot go on a 5: play a 4, 5 or 6"
     helper.command("undo")
@@ -133,7 +149,7 @@ def test_helper_refused_commands_change_nothing_and_are_not_undone() -> None:
 
 
 def test_helper_help_status_and_quit() -> None:
-    helper = Helper(started())
+    helper = ChipsHelper(started())
     assert "reveal mad 2" in (helper.command("help") or "")
     assert helper.command("status") == status_text(helper.table)
     assert helper.command("quit") is None and helper.command("") == ""
@@ -144,7 +160,7 @@ def test_helper_help_status_and_quit() -> None:
 
 def test_lights_follow_whoever_must_act() -> None:
     shown: list[list[Cue]] = []
-    helper = Helper(ChipsTable.new(["ann", "bob"]), lambda cues: shown.append(list(cues)))
+    helper = ChipsHelper(ChipsTable.new(["ann", "bob"]), lambda cues: shown.append(list(cues)))
     assert shown == [[Cue(Signal.READY)]]  # no top card yet: nobody to light
     helper.command("5")
     assert shown[-1] == [Cue(Signal.READY), Cue(Signal.TURN, "ann")]
@@ -159,7 +175,7 @@ def test_lights_show_an_elimination_and_the_end() -> None:
     shown: list[list[Cue]] = []
     table = started("ann,bob,cat")
     table.mad["ann"] = 2
-    helper = Helper(table, lambda cues: shown.append(list(cues)))
+    helper = ChipsHelper(table, lambda cues: shown.append(list(cues)))
     helper.command("mad 1")
     helper.command("no")
     assert shown[-1] == [Cue(Signal.READY), Cue(Signal.ELIMINATED, "ann"), Cue(Signal.TURN, "bob")]
@@ -177,7 +193,7 @@ def test_lights_on_mock_pins_one_led_per_player(opened: OpenedFactory) -> None:
     config = config_from_dict(tomllib.loads(EXAMPLE.read_text("utf-8")))
     outputs = TableOutputs(config.leds, None, config.status_led, opened)
     try:
-        helper = Helper(started("ann,bob,cat"), outputs.render)
+        helper = ChipsHelper(started("ann,bob,cat"), outputs.render)
         pins = {"ann": 5, "bob": 6, "cat": 13}
 
         def lit() -> list[str]:
@@ -224,6 +240,7 @@ def test_line_mode_ends_at_the_end_of_input(
     )
     assert code == 0
     assert out.splitlines()[1:] == [
+        "new game, saved after every turn to chips-game.json",
         "ann's turn: discard an 8, 9 or 1, reveal a fish-or-chips card or draw.",
         "> 1",
         "ann discards 1.",
@@ -235,16 +252,16 @@ def test_line_mode_ends_at_the_end_of_input(
 
 
 def test_config_players_and_mock_leds(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], repo_root: Path
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["chips", "--config", "examples/chips-table.toml", "--pin-factory", "mock", "--top", "4"]
     code, out, _ = run(monkeypatch, capsys, argv, ["3"])
     assert code == 0
     assert out.splitlines()[:4] == [
         "The Great Chips Escape · ann, bob, cat. Type help for the commands.",
+        "new game, saved after every turn to chips-game.json",
         "LEDs on mock pins",
         "ann's turn: discard a 3, 4 or 5, reveal a fish-or-chips card or draw.",
-        "> 3",
     ]
 
 
@@ -296,7 +313,7 @@ def test_bad_command_line_is_one_line(
             "players[1].name: player 'ann' is named twice",
         ),
         (
-            lambda t: t.replace("hand_size = 8", "hand_size = 0"),
+            lambda t: t + "\n[rules]\nhand_size = 0\n",
             "rules.hand_size: must be at least 1",
         ),
         (lambda t: t.replace("[game]", "[game]\nspeed = 3"), "game.speed: unknown key"),
@@ -306,7 +323,7 @@ def test_bad_command_line_is_one_line(
         ),
         (
             lambda t: t.replace('pin_factory = "auto"', 'pin_factory = "pigeon"'),
-            "gpio.pin_factory: unknown factory",
+            "gpio.pin_factory: unknown pin factory",
         ),
         (lambda t: t + "\n[oops", "not TOML"),
     ],
@@ -325,7 +342,7 @@ def test_bad_config_is_one_line_naming_file_and_key(
 
 
 def test_config_players_must_match_the_command_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], repo_root: Path
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     line = bad_input(
         monkeypatch, capsys, "chips", "--config", "examples/chips-table.toml", "--players", "x,y"
@@ -352,3 +369,109 @@ def test_config_from_dict_names_rgb_and_pwm_leds() -> None:
                 ]
             }
         )
+
+
+@pytest.mark.parametrize(
+    "line", ["reveal", "²", "5²", "10**400", "1" * 400, "mad ²", "mad " + "9" * 400, "5 sir 2,8 x"]
+)
+def test_every_typed_line_is_done_or_refused_with_one_line(line: str) -> None:
+    helper = ChipsHelper(started())
+    before = helper.table.to_dict()
+    reply = helper.command(line)
+    assert reply is not None and reply.startswith("no: ") and "\n" not in reply
+    assert len(reply) < 120 and helper.table.to_dict() == before
+
+
+def test_an_empty_line_does_nothing() -> None:
+    helper = ChipsHelper(started())
+    before = helper.table.to_dict()
+    assert helper.command("") == "" and helper.command("   ") == ""
+    assert helper.table.to_dict() == before and not helper.turns
+
+
+def test_e4_typed_sir_fries_numbers_in_either_order() -> None:
+    for numbers in ("8,2", "2,8", "2/8"):
+        table = started(top=5)
+        execute(table, ["5", "sir", numbers])
+        assert table.pending is not None and set(table.pending.numbers) == {2, 8}
+
+
+def test_e13_a_rules_table_in_the_config_makes_the_helper_strict() -> None:
+    players = [{"name": "ann"}, {"name": "bob"}]
+    assert not config_from_dict({"players": players}).strict
+    assert config_from_dict({"players": players, "rules": {}}).strict
+
+
+# ---------------------------------------------------------------- save and resume -------
+
+
+def test_the_game_is_saved_after_every_turn_and_resumes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["chips", "--players", "ann,bob", "--top", "5"]
+    code, _, _ = run(monkeypatch, capsys, argv, ["5", "6 triple", "7"])
+    assert code == 0
+    code, out, _ = run(monkeypatch, capsys, ["chips", "--resume"], ["status", "8", "done", "undo"])
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1] == "resumed chips-game.json after 2 turn(s)"
+    assert lines[2] == "bob: Triple Chips, discard up to 2 more (a 6, 7 or 8), or done."
+    assert "undone: back to the start of bob's turn." in lines
+    saved = json.loads((tmp_path / "chips-game.json").read_text("utf-8"))
+    assert saved["format"] == "companion/chips-game/1" and saved["table"]["turn"] == "bob"
+    assert saved["table"]["top"] == 5 and len(saved["turns"]) == 1
+
+
+def test_a_saved_game_is_never_overwritten(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["chips", "--players", "ann,bob", "--top", "5"]
+    run(monkeypatch, capsys, argv, ["5"])
+    line = bad_input(monkeypatch, capsys, *argv)
+    assert line.startswith("companion: chips-game.json: holds a game: --resume continues it")
+    code, out, _ = run(monkeypatch, capsys, [*argv, "--new"])
+    assert code == 0 and "previous game kept as chips-game." in out
+    assert len(list(tmp_path.glob("chips-game.*.json"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "save", "message"),
+    [
+        (["--resume"], None, "companion: chips-game.json: no saved game here to resume"),
+        (["--resume", "--top", "3"], None, "companion: --top: the game comes from the save file"),
+        (
+            ["--resume"],
+            {"format": "x"},
+            "companion: chips-game.json: top level: missing key 'table'",
+        ),
+        (
+            ["--resume"],
+            {"format": "companion/chips-game/1", "table": {}, "turns": []},
+            "companion: chips-game.json: table: missing key 'players'",
+        ),
+    ],
+)
+def test_resume_problems_are_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    argv: list[str],
+    save: object,
+    message: str,
+) -> None:
+    if save is not None:
+        (tmp_path / "chips-game.json").write_text(json.dumps(save), "utf-8")
+    assert bad_input(monkeypatch, capsys, "chips", *argv).startswith(message)
+
+
+def test_e13_the_example_deck_file_is_commented_out_and_valid() -> None:
+    text = EXAMPLE.read_text("utf-8")
+    deck = text[text.index("# [rules]") :]
+    uncommented = "\n".join(line.removeprefix("#").removeprefix(" ") for line in deck.splitlines())
+    from companion.games.chips import ChipsRules
+
+    config = config_from_dict(
+        {**tomllib.loads(text), **tomllib.loads(uncommented)}  # the deck file switched on
+    )
+    assert config.strict and config.rules == ChipsRules()
+    assert not config_from_dict(tomllib.loads(text)).strict

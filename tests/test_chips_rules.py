@@ -1,6 +1,6 @@
-"""The Great Chips Escape: one named test per rule of the rulebook and per decision E1-E12.
+"""The Great Chips Escape: one named test per rule of the rulebook and per ruling E1-E13.
 
-Rulebook: The Great Chips Escape. Rulings: docs/rulings.md. Decisions: companion/games/chips.py and
+Rulebook: The Great Chips Escape, as published. Rulings: companion/games/chips.py and
 docs/chips.md. Positions are laid out card by card: ``"5#3"`` is the third number card 5,
 ``"triple_chips:6#1"`` the Triple Chips showing a 6, ``"mad_fish:2#1"`` a Mad Fish that
 makes you draw two.
@@ -21,6 +21,7 @@ from companion.games.chips import (
     Action,
     ChipsRules,
     ChipsState,
+    ChipsStep,
     Choose,
     Decline,
     Discard,
@@ -31,10 +32,9 @@ from companion.games.chips import (
     Knight,
     PassTurn,
     Pending,
-    Reveal,
+    RevealFish,
     Spy,
-    Step,
-    Stop,
+    StopTriple,
     follows,
     neighbours,
     rules_from_dict,
@@ -201,7 +201,7 @@ def test_chips_discard_any_other_number_is_refused() -> None:
     refused(state, Discard("7#1"), "a 7 cannot go on a 5: play a 4, 5 or 6")
 
 
-def test_chips_numbers_are_circular_a_one_on_a_nine_and_a_nine_on_a_one() -> None:
+def test_e1_numbers_are_circular_a_one_on_a_nine_and_a_nine_on_a_one() -> None:
     assert follows(9, 1) and follows(1, 9) and follows(9, 8) and not follows(9, 2)
     assert neighbours(1) == (9, 1, 2) and neighbours(9) == (8, 9, 1)
     state = make({"ann": ["1#1", "2#1"], "bob": ["9#1", "3#1"]}, top="9#8")
@@ -221,7 +221,7 @@ def test_chips_draw_puts_the_deck_top_in_your_hand() -> None:
     assert state.hands["ann"] == ["1#1", "7#1"] and state.deck == ["7#2"]
 
 
-def test_chips_drawn_card_usable_only_next_turn() -> None:
+def test_e2_drawn_card_usable_only_next_turn() -> None:
     state = make({"ann": ["1#1"], "bob": ["1#2", "1#3"]}, deck=["5#1", "5#2"])
     state.apply(Draw(), rng())
     assert "5#1" in state.fresh["ann"]
@@ -239,8 +239,8 @@ def test_chips_drawn_card_not_usable_in_a_reveal_before_your_next_turn() -> None
         turn="bob",
     )
     state.apply(Discard(TIME5), rng())
-    assert state.pending == Pending(Step.REVEAL, "ann")
-    state.apply(Reveal(0), rng())
+    assert state.pending == Pending(ChipsStep.REVEAL, "ann")
+    state.apply(RevealFish(0), rng())
     assert state.pending is None and state.mad_fish("ann") == 1  # no Golden Knight offered
 
 
@@ -249,7 +249,7 @@ def test_chips_reveal_leaves_the_card_open_and_ends_the_turn() -> None:
         {"ann": ["1#1"], "bob": ["1#2"]},
         down={"ann": ["mad_fish:1#1", HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.up["ann"] == ["mad_fish:1#1"] and state.down["ann"] == [HEROES[0]]
     assert state.turn == "bob"
 
@@ -259,13 +259,13 @@ def test_chips_no_peeking_a_reveal_picks_a_place_not_a_card() -> None:
         {"ann": ["1#1"], "bob": ["1#2"]},
         down={"ann": ["mad_fish:1#1", HEROES[0]], "bob": [HEROES[1]]},
     )
-    reveals = [a for a in state.legal_actions() if isinstance(a, Reveal)]
-    assert reveals == [Reveal(0), Reveal(1)]  # positions only: what lies there is hidden
+    reveals = [a for a in state.legal_actions() if isinstance(a, RevealFish)]
+    assert reveals == [RevealFish(0), RevealFish(1)]  # positions only: what lies there is hidden
 
 
 def test_chips_reveal_needs_a_face_down_card() -> None:
     state = make({"ann": ["1#1"], "bob": ["1#2"]}, down={"ann": [], "bob": [HEROES[0]]})
-    refused(state, Reveal(0), "0 face-down")
+    refused(state, RevealFish(0), "0 face-down")
 
 
 # ---------------------------------------------------------------- game end --------------
@@ -277,7 +277,7 @@ def test_chips_discarding_your_last_card_wins() -> None:
     assert state.over and state.winner == "ann" and state.legal_actions() == []
 
 
-def test_chips_last_card_wins_before_its_effect() -> None:
+def test_e3_last_card_wins_before_its_effect() -> None:
     # E3: the Triple Chips never starts.
     state = make({"ann": [TRIPLE6], "bob": ["1#2"]})
     state.apply(Discard(TRIPLE6), rng())
@@ -291,7 +291,7 @@ def test_chips_the_last_opponent_eliminated_wins() -> None:
         down={"ann": [HEROES[0]], "bob": ["mad_fish:1#1"]},
         up={"bob": ["mad_fish:1#2", "mad_fish:1#3"]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.out == ["bob"] and state.winner == "ann"
 
 
@@ -332,8 +332,8 @@ def test_chips_golden_knight_cancels_a_mad_fish() -> None:
         deck=["7#1", "7#2"],
         down={"ann": ["mad_fish:2#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
-    assert state.pending is not None and state.pending.step is Step.KNIGHT
+    state.apply(RevealFish(0), rng())
+    assert state.pending is not None and state.pending.step is ChipsStep.KNIGHT
     assert state.legal_actions() == [Knight(KNIGHT2), Decline()]
     state.apply(Knight(KNIGHT2), rng())
     assert state.hands["ann"] == ["1#1"] and state.mad_fish("ann") == 0
@@ -346,7 +346,7 @@ def test_chips_golden_knight_may_be_kept() -> None:
         deck=["7#1", "7#2"],
         down={"ann": ["mad_fish:2#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Decline(), rng())
     assert state.hands["ann"] == ["1#1", KNIGHT2, "7#1", "7#2"] and state.mad_fish("ann") == 1
 
@@ -357,13 +357,13 @@ def test_chips_golden_knight_discarded_normally_has_no_effect() -> None:
     assert state.pending is None and state.turn == "bob" and state.top == 4
 
 
-def test_chips_golden_knight_only_for_your_own_mad_fish() -> None:
+def test_e6_golden_knight_only_for_your_own_mad_fish() -> None:
     # E6: bob holds a knight but only ann, who revealed, is asked.
     state = make(
         {"ann": ["1#1"], "bob": ["1#2", KNIGHT2]},
         down={"ann": ["mad_fish:1#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.pending is None and state.mad_fish("ann") == 1
 
 
@@ -373,7 +373,7 @@ def test_chips_a_covered_mad_fish_does_not_count_toward_three() -> None:
         down={"ann": ["mad_fish:1#1"], "bob": [HEROES[0]]},
         up={"ann": ["mad_fish:1#2", "mad_fish:1#3"]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Knight(KNIGHT2), rng())
     assert state.out == [] and state.mad_fish("ann") == 2
 
@@ -386,12 +386,12 @@ def test_chips_sir_fries_discard_a_matching_card_regardless_of_the_top() -> None
     assert state.top == 8 and state.turn == "bob"
 
 
-def test_chips_sir_fries_if_possible_you_must() -> None:
+def test_e4_sir_fries_if_possible_you_must() -> None:
     # E4: no stopping, no other card.
     state = make({"ann": [SIR5, "8#1", "5#1"], "bob": ["1#2"]})
     state.apply(Discard(SIR5), rng())
     assert state.legal_actions() == [Discard("8#1")]
-    refused(state, Stop(), "only Triple Chips")
+    refused(state, StopTriple(), "only Triple Chips")
     refused(state, Discard("5#1"), "Sir Fries lets ann discard an 8 or 2, not a 5")
 
 
@@ -406,13 +406,13 @@ def test_chips_sir_fries_the_card_it_lets_you_play_has_its_effect() -> None:
     state = make({"ann": [SIR5, TRIPLE8, "9#1", "1#1"], "bob": ["1#2"]})
     state.apply(Discard(SIR5), rng())
     state.apply(Discard(TRIPLE8), rng())
-    assert state.pending is not None and state.pending.step is Step.TRIPLE
+    assert state.pending is not None and state.pending.step is ChipsStep.TRIPLE
 
 
-def test_chips_spy_fry_look_and_swap_one_card_each() -> None:
+def test_e9_spy_fry_look_and_swap_one_card_each() -> None:
     state = make({"ann": [SPY4, "1#1", "2#1"], "bob": ["9#1", "9#2"]}, top="4#8")
     state.apply(Discard(SPY4), rng())
-    assert state.pending is not None and state.pending.step is Step.SPY_FRY
+    assert state.pending is not None and state.pending.step is ChipsStep.SPY_FRY
     state.apply(Spy("bob", "1#1", "9#2"), rng())
     assert state.hands["ann"] == ["9#2", "2#1"] and state.hands["bob"] == ["9#1", "1#1"]
     assert state.turn == "bob"
@@ -433,7 +433,7 @@ def test_chips_spy_fry_swap_is_one_for_one_with_another_player() -> None:
     refused(state, Spy("bob", "1#1", "9#9"), "not in bob's hand")
 
 
-def test_chips_spy_fry_a_swapped_card_is_not_a_drawn_card() -> None:
+def test_e2_spy_fry_a_swapped_card_is_usable_at_once() -> None:
     # E2, E9: the card bob drew and lost to ann is hers to play at once.
     state = make({"ann": [SPY4, "1#1"], "bob": ["9#1", "2#2"]}, top="4#8", fresh={"bob": ["2#2"]})
     state.apply(Discard(SPY4), rng())
@@ -441,15 +441,19 @@ def test_chips_spy_fry_a_swapped_card_is_not_a_drawn_card() -> None:
     assert state.fresh == {"ann": [], "bob": []}
 
 
-def test_chips_fish_or_chips_time_the_next_player_must_reveal() -> None:
+def test_e8_fish_or_chips_time_the_next_player_must_reveal() -> None:
     state = make(
         {"ann": [TIME5, "1#1"], "bob": ["1#2"], "cat": ["1#3"]},
         down={"ann": [HEROES[0]], "bob": ["mad_fish:1#1"], "cat": [HEROES[1]]},
     )
     state.apply(Discard(TIME5), rng())
-    assert state.actor == "bob" and state.pending is not None and state.pending.step is Step.REVEAL
+    assert (
+        state.actor == "bob"
+        and state.pending is not None
+        and state.pending.step is ChipsStep.REVEAL
+    )
     refused(state, Draw(), "must first finish the reveal step")
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.turn == "cat"  # the player after the one who revealed
 
 
@@ -463,11 +467,11 @@ def test_chips_fish_or_chips_time_with_the_sign_any_player() -> None:
     assert state.legal_actions() == [Choose("bob"), Choose("cat")]
     refused(state, Choose("ann"), "another player")
     state.apply(Choose("cat"), rng())
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.mad_fish("cat") == 1 and state.turn == "ann"
 
 
-def test_chips_fish_or_chips_time_nobody_can_reveal_no_effect() -> None:
+def test_e8_fish_or_chips_time_nobody_can_reveal_no_effect() -> None:
     # E8
     state = make(
         {"ann": [TIME5, "1#1"], "bob": ["1#2"], "cat": ["1#3"]},
@@ -489,11 +493,11 @@ def test_chips_triple_chips_discard_up_to_three_following_the_rule() -> None:
 def test_chips_triple_chips_may_stop_early_or_at_once() -> None:
     state = make({"ann": [TRIPLE6, "6#1", "7#1", "1#1"], "bob": ["1#2"]})
     state.apply(Discard(TRIPLE6), rng())
-    state.apply(Stop(), rng())
+    state.apply(StopTriple(), rng())
     assert state.turn == "bob" and len(state.hands["ann"]) == 3
 
 
-def test_chips_triple_chips_resolves_only_the_last_card() -> None:
+def test_e5_triple_chips_resolves_only_the_last_card() -> None:
     hand = [TRIPLE6, "chips_for_everyone:6#1", "5#1", "1#1"]
     state = make({"ann": hand, "bob": ["1#2"]}, deck=["9#1", "9#2"])
     state.apply(Discard(TRIPLE6), rng())
@@ -508,8 +512,8 @@ def test_chips_triple_chips_last_card_may_be_another_triple_chips() -> None:
     state.apply(Discard(TRIPLE6), rng())
     state.apply(Discard("7#1"), rng())
     state.apply(Discard(TRIPLE8), rng())
-    state.apply(Stop(), rng())
-    assert state.pending is not None and state.pending.step is Step.TRIPLE
+    state.apply(StopTriple(), rng())
+    assert state.pending is not None and state.pending.step is ChipsStep.TRIPLE
     state.apply(Discard("9#1"), rng())
     state.apply(Discard("1#1"), rng())
     state.apply(Discard("2#1"), rng())
@@ -531,18 +535,18 @@ def test_chips_mad_fish_draw_as_many_as_it_shows() -> None:
         deck=["7#1", "7#2", "7#3", "7#4"],
         down={"ann": ["mad_fish:3#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.hands["ann"] == ["1#1", "7#1", "7#2", "7#3"] and state.fresh["ann"]
 
 
-def test_chips_three_mad_fish_lose_at_once() -> None:
+def test_e7_three_mad_fish_lose_at_once() -> None:
     state = make(
         {"ann": ["1#1", "2#1"], "bob": ["1#2"], "cat": ["1#3"]},
         deck=["7#1"],
         down={"ann": ["mad_fish:1#1"], "bob": [HEROES[0]], "cat": [HEROES[1]]},
         up={"ann": ["mad_fish:2#1", "chips_heroes#9", "mad_fish:3#1"]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.out == ["ann"] and state.winner is None and state.turn == "bob"
     assert state.deck == ["7#1"]  # E7: no drawing
     refused(state, Spy("ann"), "no Spy Fry")
@@ -556,7 +560,7 @@ def test_chips_eliminated_player_cards_go_under_the_top_card() -> None:
         down={"ann": ["mad_fish:1#1"], "bob": [HEROES[0]], "cat": [HEROES[1]]},
         up={"ann": ["mad_fish:2#1", "mad_fish:3#1"]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.discard[-3:] == ["1#1", "2#1", "5#8"] and state.hands["ann"] == []
     assert {"mad_fish:1#1", "mad_fish:2#1", "mad_fish:3#1"} <= set(state.box)
     check_cards(state)
@@ -576,21 +580,21 @@ def test_chips_chips_heroes_first_discard_ignores_the_top_card() -> None:
         {"ann": ["9#1", "1#1", "3#1"], "bob": ["1#2"]},
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert set(state.legal_actions()) == {Discard("9#1"), Discard("1#1"), Discard("3#1")}
     state.apply(Discard("9#1"), rng())  # a 9 on a 5
     assert state.top == 9
 
 
-def test_chips_chips_heroes_then_keep_discarding_by_the_normal_rule() -> None:
+def test_e5_chips_heroes_then_keep_discarding_by_the_normal_rule() -> None:
     state = make(
         {"ann": ["9#1", "1#1", "3#1", "4#1"], "bob": ["1#2"]},
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Discard("9#1"), rng())
     assert state.legal_actions() == [Discard("1#1")]  # E5: no stopping while she can
-    refused(state, Stop(), "only Triple Chips")
+    refused(state, StopTriple(), "only Triple Chips")
     state.apply(Discard("1#1"), rng())
     assert state.pending is None and state.hands["ann"] == ["3#1", "4#1"] and state.turn == "bob"
 
@@ -601,7 +605,7 @@ def test_chips_chips_heroes_resolves_only_the_last_card() -> None:
         deck=["9#1", "9#2"],
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Discard("4#1"), rng())
     state.apply(Discard(EVERYONE3), rng())  # the last one: bob draws
     assert state.hands["bob"] == ["1#2", "9#1"]
@@ -613,14 +617,14 @@ def test_chips_chips_heroes_with_no_playable_card_does_nothing() -> None:
         fresh={"ann": ["1#1"]},
         down={"ann": [HEROES[0]], "bob": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert state.pending is None and state.turn == "bob"
 
 
 # ---------------------------------------------------------------- the deck and the fish -
 
 
-def test_chips_deck_depleted_shuffle_the_discard_pile_but_its_top() -> None:
+def test_e10_deck_depleted_shuffle_the_discard_pile_but_its_top() -> None:
     state = make({"ann": ["1#1"], "bob": ["1#2"]}, deck=[])
     pile = len(state.discard)
     state.apply(Draw(), rng())
@@ -650,11 +654,11 @@ def test_chips_mad_fish_draws_what_there_is() -> None:
         rules=rules,
         down={"ann": ["mad_fish:3#1"], "bob": [HEROES[0]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert len(state.hands["ann"]) == 4 and state.deck == []
 
 
-def test_chips_all_fish_or_chips_revealed_deal_five_again() -> None:
+def test_e11_all_fish_or_chips_revealed_deal_five_again() -> None:
     # E11
     state = make(
         {"ann": ["1#1"], "bob": ["1#2"], "cat": ["1#3"]},
@@ -662,7 +666,7 @@ def test_chips_all_fish_or_chips_revealed_deal_five_again() -> None:
         down={"ann": ["mad_fish:1#3"], "bob": [], "cat": []},
         up={"bob": ["mad_fish:1#1", "mad_fish:1#2"], "cat": [HEROES[1]]},
     )
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     assert all(len(state.down[p]) == 5 and not state.up[p] for p in state.players)
     assert len(state.box) == 36 - 15 and state.mad_fish("bob") == 0
     check_cards(state)
@@ -676,14 +680,14 @@ def test_chips_redeal_only_to_players_still_in_and_knights_go_under_the_top() ->
     state.out.append("cat")
     state.hands["bob"] += state.hands["cat"]
     state.hands["cat"] = []
-    state.apply(Reveal(0), rng())
+    state.apply(RevealFish(0), rng())
     state.apply(Knight(KNIGHT2), rng())
     assert state.discard[-2:] == [KNIGHT2, "5#8"]
     assert len(state.down["ann"]) == len(state.down["bob"]) == 5 and state.down["cat"] == []
     check_cards(state)
 
 
-def test_chips_a_player_who_can_do_nothing_passes() -> None:
+def test_e12_a_player_who_can_do_nothing_passes() -> None:
     # E12
     rules = rules_from_dict({"normal": [1] * 9, "special": {}, "hand_size": 4})
     state = make(
@@ -769,3 +773,28 @@ def test_chips_special_cards_by_their_titles() -> None:
         "1 Fish-or-Chips Time (any player)"
     )
     assert RULES.escape_cards()[SIR5] == EscapeCard(Kind.SIR_FRIES, 5, (8, 2))
+
+
+# ---------------------------------------------------------------- the rulings (issue 16) -
+
+
+def test_e3_golden_knight_covering_with_the_last_card_wins_at_once() -> None:
+    state = make(
+        {"ann": [KNIGHT2], "bob": ["1#2"]},
+        deck=["7#1", "7#2"],
+        down={"ann": ["mad_fish:2#1", HEROES[1]], "bob": [HEROES[0]]},
+    )
+    state.apply(RevealFish(0), rng())
+    state.apply(Knight(KNIGHT2), rng())
+    assert state.over and state.winner == "ann" and state.hands["ann"] == []
+    assert state.legal_actions() == [] and state.turn == "ann"
+    check_cards(state)
+
+
+def test_e4_sir_fries_numbers_are_a_set() -> None:
+    # SIR5 lets you discard an 8 or a 2, whatever order its numbers are given in.
+    rules = rules_from_dict({"special": {"sir_fries": [{"number": 5, "numbers": [2, 8]}]}})
+    state = make({"ann": ["sir_fries:5#1", "8#1", "1#1"], "bob": ["1#2"]}, rules=rules)
+    state.apply(Discard("sir_fries:5#1"), rng())
+    assert state.pending is not None and set(state.pending.numbers) == {2, 8}
+    assert state.legal_actions() == [Discard("8#1")]

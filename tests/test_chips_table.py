@@ -15,10 +15,10 @@ import pytest
 from companion.errors import InputError, RuleError
 from companion.games.chips import (
     ChipsRules,
+    ChipsStep,
     ChipsTable,
     EscapeCard,
     Kind,
-    Step,
     rules_from_dict,
     table_from_dict,
 )
@@ -32,8 +32,13 @@ def card(
     return EscapeCard(kind, number, numbers, any_player)
 
 
-def table(players: str = "ann,bob,cat", top: int | None = 5, **rules: object) -> ChipsTable:
-    t = ChipsTable.new(players.split(","), rules_from_dict(rules) if rules else ChipsRules())
+def table(
+    players: str = "ann,bob,cat", top: int | None = 5, strict: bool = True, **rules: object
+) -> ChipsTable:
+    """A helper following a known deck (a deck file, E13), by default the invented one."""
+    t = ChipsTable.new(
+        players.split(","), rules_from_dict(rules) if rules else ChipsRules(), strict=strict
+    )
     if top is not None:
         t.start(top)
     return t
@@ -141,7 +146,7 @@ def test_table_triple_chips_up_to_three_then_the_last_card() -> None:
     t.discard_card(card(7))
     t.discard_card(card(8, Kind.CHIPS_FOR_EVERYONE))
     t.discard_card(card(9, Kind.SPY_FRY))
-    assert t.pending is not None and t.pending.step is Step.SPY_FRY
+    assert t.pending is not None and t.pending.step is ChipsStep.SPY_FRY
     refused(t, "not another player", "spy", "ann")
     t.spy("cat")
     assert t.turn == "bob" and t.hands["bob"] == 8  # the Chips for Everyone did nothing
@@ -241,3 +246,57 @@ def test_table_bad_plain_data_names_the_place() -> None:
     doc["hands"]["zed"] = 3
     with pytest.raises(InputError, match="hands.zed: 'zed' is not at the table"):
         table_from_dict(doc)
+
+
+# ---------------------------------------------------------------- the rulings (issue 16) -
+
+
+def test_e3_table_golden_knight_with_the_last_card_wins() -> None:
+    t = table()
+    t.hands["ann"] = 1
+    t.reveal_mad_fish(2)
+    said = t.knight()
+    assert said.endswith("It was her last card: ann wins!")
+    assert t.winner == "ann" and t.hands["ann"] == 0 and t.actor is None
+
+
+def test_e4_table_sir_fries_numbers_in_any_order() -> None:
+    # The invented deck's Sir Fries 5 shows 8 and 2: "5 sir 2,8" is the same card.
+    for numbers in ((2, 8), (8, 2)):
+        t = table()
+        t.discard_card(card(5, Kind.SIR_FRIES, numbers))
+        assert t.pending is not None and set(t.pending.numbers) == {2, 8}
+
+
+def test_e13_without_a_deck_file_any_special_card_on_any_number() -> None:
+    t = table(strict=False)
+    assert t.discard_card(card(5, Kind.TRIPLE_CHIPS)) == "ann discards 5 Triple Chips."
+    t.stop()
+    t.discard_card(card(5, Kind.FISH_OR_CHIPS_TIME, any_player=True))
+    assert t.pending is not None and t.pending.step is ChipsStep.FISH_TIME
+
+
+def test_e13_without_a_deck_file_sir_fries_takes_the_numbers_announced() -> None:
+    t = table(strict=False)
+    t.discard_card(card(5, Kind.SIR_FRIES))  # numbers not given: any card goes
+    assert "a card showing one of its numbers" in t.prompt()
+    t.discard_card(card(9))
+    assert t.turn == "bob"
+    t = table(strict=False)
+    t.discard_card(card(5, Kind.SIR_FRIES, (1, 3)))
+    refused(t, "discard a 1 or 3, not a 9", "discard_card", card(9))
+
+
+def test_e13_without_a_deck_file_a_mad_fish_draws_one_or_more() -> None:
+    t = table(strict=False)
+    refused(t, "draws 1 to 96 cards, not 0", "reveal_mad_fish", 0)
+    t.reveal_mad_fish(5)
+    t.decline()
+    assert t.hands["ann"] == 13
+
+
+def test_e13_a_deck_file_makes_the_helper_strict() -> None:
+    t = table()  # strict, the invented default deck as the "file"
+    refused(t, "no Triple Chips card shows a 5", "discard_card", card(5, Kind.TRIPLE_CHIPS))
+    refused(t, "this deck's Mad Fish draw 1 or 2 or 3, not 5", "reveal_mad_fish", 5)
+    assert table_from_dict(t.to_dict()).strict

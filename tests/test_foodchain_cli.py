@@ -233,7 +233,20 @@ def test_catalog_check_the_example(repo_root: Path, capsys: pytest.CaptureFixtur
     assert (code, err) == (0, "")
     assert "an example catalog, not the real cards" in out
     assert "52 cards: 50 creatures and plants of 14 kinds, the Huntsman, the Swarm" in out
-    assert out.rstrip().endswith("OK: a full Food Chain deck")
+    assert out.rstrip().endswith("with invented cards")
+    assert "a full Food Chain deck" not in out  # an invented catalog is never the real deck
+
+
+def test_catalog_check_calls_a_real_catalog_the_full_deck(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    doc = json.loads((ROOT / "examples" / "foodchain-catalog.example.json").read_text("utf-8"))
+    doc.pop("example")
+    doc["title"] = "our cards"
+    path = tmp_path / "ours.json"
+    path.write_text(json.dumps(doc), "utf-8")
+    code, out, _ = run(capsys, "foodchain", "catalog", "check", str(path))
+    assert code == 0 and out.rstrip().endswith("OK: a full Food Chain deck")
 
 
 def test_catalog_check_refuses_a_deck_that_is_not_the_games(
@@ -265,3 +278,82 @@ def test_catalog_check_bad_structure_names_the_place(
     assert (
         line == f"companion: {path}: cards[0].level: not a level: 'IIII' (a number like 3 or 'III')"
     )
+
+
+# ---------------------------------------------------------------- a typed score sheet ---
+
+
+def typed(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+
+
+def test_score_sheet_typed_one_line_per_player(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    typed(monkeypatch, "ann: 3 5 2 | red red red blue\nbob: 4 | blue blue blue red\n")
+    code, out, _ = run(capsys, "foodchain", "score", "--colours", "ann=red,bob=blue")
+    assert code == 0
+    assert out.splitlines() == [
+        "Food Chain score: typed sheet",
+        "  (players holding each other's tokens exchanged them first)",
+        "  ann  eaten 10 (3 cards)  tokens 4   total 14",
+        "  bob  eaten 4 (1 card)    tokens 4   total 8",
+        "ann wins with 14 points.",
+    ]
+
+
+def test_score_sheet_asked_player_by_player(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = iter(["3 5", "ann ann ann ann", "rabbit", "bob bob bob bob"])
+    asked: list[str] = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("builtins.input", lambda q: asked.append(q) or next(answers))
+    argv = [
+        "foodchain",
+        "score",
+        "--players",
+        "ann,bob",
+        "--catalog",
+        "examples/foodchain-catalog.example.json",
+    ]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and asked[0] == "ann: the sun points of the cards you ate (or their names): "
+    assert "bob  eaten 3 (1 card)" in out and out.rstrip().endswith("ann wins with 12 points.")
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "message"),
+    [
+        ("ann 3 5\n", [], "companion: typed sheet: line 1: write a player per line"),
+        (
+            "ann: 3 | ann ann ann ann\nann: 2 | bob\n",
+            [],
+            "companion: typed sheet: line 2: 'ann' has a line already",
+        ),
+        (
+            "ann: 3 99 | ann ann ann ann\nbob: | bob bob bob bob\n",
+            ["--catalog", "examples/foodchain-catalog.example.json"],
+            "companion: typed sheet: players.ann.eaten[1]: no card in the catalog is worth 99",
+        ),
+        (
+            "ann: swarm | ann ann ann ann\nbob: | bob bob bob bob\n",
+            ["--catalog", "examples/foodchain-catalog.example.json"],
+            "companion: typed sheet: players.ann.eaten[0]: the swarm is a bonus card",
+        ),
+        (
+            "ann: 3 | ann ann ann ann\nbob: | bob bob bob bob\n",
+            ["--colours", "zed"],
+            "companion: --colours: 'zed'",
+        ),
+    ],
+)
+def test_typed_sheet_problems_are_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    argv: list[str],
+    message: str,
+) -> None:
+    typed(monkeypatch, text)
+    assert bad_input(capsys, "foodchain", "score", *argv).startswith(message)

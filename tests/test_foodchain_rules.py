@@ -1,6 +1,6 @@
-"""Food Chain: one named test per rule of the rulebook and per decision F1-F13.
+"""Food Chain: one named test per rule of the rulebook and per ruling F1-F13.
 
-Rulebook: Food Chain. Rulings: docs/rulings.md. Decisions: companion/games/foodchain.py and
+Rulebook: Food Chain (Brain Games, 2012). Rulings: companion/games/foodchain.py and
 docs/foodchain.md. Most tests lay out a small forest from a made-up test catalog, so the
 position reads like the table it describes.
 """
@@ -29,6 +29,7 @@ from companion.games.foodchain import (
     catalog_from_dict,
     score,
     score_optional,
+    sheet_from_dict,
     state_from_dict,
     winners,
 )
@@ -298,13 +299,13 @@ def test_foodchain_hunt_any_number_of_predators_on_one_food() -> None:
     assert [p["card"] for p in forest(state)[0]["predators"]] == ["rabbit#1", "mouse#1", "rabbit#2"]
 
 
-def test_foodchain_hunt_a_predator_to_extend_the_chain() -> None:
+def test_f2_hunt_a_predator_to_extend_the_chain() -> None:
     state = make([food("berry#1", pred("rabbit#1", "bob"))], hands={"ann": ["fox#1"]})
     state.apply(Hunt("fox#1", "rabbit#1"))
     assert forest(state) == [food("berry#1", pred("rabbit#1", "bob", pred("fox#1", "ann")))]
 
 
-def test_foodchain_hunt_needs_a_token_of_your_own_colour() -> None:
+def test_f1_hunt_needs_a_token_of_your_own_colour() -> None:
     # F1: ann's four tokens are all on the table; a captured one of bob's does not do.
     state = make(
         [
@@ -348,7 +349,7 @@ def test_foodchain_eat_only_the_strongest_on_that_food() -> None:
     refused(state, Eat("rabbit#1"), "not the strongest on berry#1: bear#1 is level V")
 
 
-def test_foodchain_eat_equal_level_is_not_higher() -> None:
+def test_f3_eat_equal_level_is_not_higher() -> None:
     # F3: "higher than any other" - a tie in level eats nothing.
     state = make([food("berry#1", pred("rabbit#1", "ann"), pred("mouse#1", "bob"))])
     refused(state, Eat("rabbit#1"), "not the strongest")
@@ -378,7 +379,7 @@ def test_foodchain_eat_take_the_tokens_on_the_eaten_card() -> None:
     assert state.supply["ann"]["bob"] == 1 and state.tokens_by_colour()["bob"] == 4
 
 
-def test_foodchain_eat_rivals_are_discarded_and_their_tokens_go_home() -> None:
+def test_f5_eat_rivals_are_discarded_and_their_tokens_go_home() -> None:
     # F5: bob's mouse and the fox preying on it both go, each token to its owner.
     state = make(
         [food("berry#1", pred("bear#1", "ann"), pred("mouse#1", "bob", pred("fox#1", "cat")))],
@@ -396,7 +397,7 @@ def test_foodchain_eat_the_eater_takes_the_eaten_cards_place() -> None:
     assert forest(state)[0] == food("berry#1", pred("fox#1", "ann"))
 
 
-def test_foodchain_eat_food_card_leaves_the_eater_alone_so_the_chain_goes() -> None:
+def test_f4_eat_food_card_leaves_the_eater_alone_so_the_chain_goes() -> None:
     # F4: a chain of one card does not remain; the eater is discarded, its token home.
     state = make(
         [food("berry#1", pred("rabbit#1", "ann")), food("grass#1"), food("grass#2")],
@@ -451,7 +452,7 @@ def test_foodchain_eat_refill_turns_over_one_card_from_the_deck_only() -> None:
     assert state.chains == ["grass#1", "grass#2"]
 
 
-def test_foodchain_eat_refill_bonus_card_goes_under_the_deck() -> None:
+def test_f9_refill_bonus_card_goes_under_the_deck() -> None:
     state = make(
         [food("berry#1", pred("rabbit#1", "ann")), food("grass#1"), food("grass#2")],
         deck=["swarm#1", "berry#2", "fox#1"],
@@ -460,7 +461,7 @@ def test_foodchain_eat_refill_bonus_card_goes_under_the_deck() -> None:
     assert state.chains[-1] == "berry#2" and state.deck == ["fox#1", "swarm#1"]
 
 
-def test_foodchain_token_exchange_when_two_players_hold_each_others() -> None:
+def test_f10_token_exchange_when_two_players_hold_each_others() -> None:
     # F10: bob already holds one of ann's; ann captures one of bob's: they swap back.
     state = make(
         [food("berry#1", pred("rabbit#1", "bob", pred("fox#1", "ann")))],
@@ -530,14 +531,14 @@ def test_foodchain_switch_no_other_players_token_on_the_table_card() -> None:
     refused(state, Switch("bear#1", "rabbit#1"), "carries bob's token")
 
 
-def test_foodchain_switch_a_food_card_nobody_preys_on() -> None:
-    # F8: a food card carries no token; free, it may be switched.
+def test_f8_switch_never_a_bare_food_card() -> None:
+    # F8: only a predator is switched; a food card nobody preys on is refused.
     state = make([food("grass#1")], hands={"ann": ["fox#1"]})
-    state.apply(Switch("fox#1", "grass#1"))
-    assert state.chains == ["fox#1"] and state.hands["ann"] == ["grass#1"]
+    refused(state, Switch("fox#1", "grass#1"), "a food card: only a predator can be switched")
+    assert not any(isinstance(a, Switch) for a in state.legal_actions())
 
 
-def test_foodchain_switch_the_new_card_must_prey_on_the_card_below() -> None:
+def test_f8_switch_the_new_card_must_prey_on_the_card_below() -> None:
     # F8: a bear may not stand on a rabbit: bears do not hunt rabbits here.
     state = make(
         [food("berry#1", pred("rabbit#1", "bob", pred("fox#1", "ann")))], hands={"ann": ["bear#1"]}
@@ -551,9 +552,11 @@ def test_foodchain_switch_not_with_a_bonus_card() -> None:
 
 
 def test_foodchain_switch_draws_no_card() -> None:
-    state = make([food("grass#1")], hands={"ann": ["fox#1"]}, deck=["berry#1"])
-    state.apply(Switch("fox#1", "grass#1"))
-    assert state.deck == ["berry#1"]
+    state = make(
+        [food("berry#1", pred("rabbit#1", "ann"))], hands={"ann": ["bear#1"]}, deck=["grass#1"]
+    )
+    state.apply(Switch("bear#1", "rabbit#1"))
+    assert state.deck == ["grass#1"]
 
 
 # ---------------------------------------------------------------- 6.5 pass --------------
@@ -577,7 +580,7 @@ def test_foodchain_pass_with_cards_in_hand_must_discard() -> None:
 
 
 def test_foodchain_pass_draws_only_if_possible() -> None:
-    state = make([food("berry#1")], hands={"ann": ["wolf#1"]}, deck=[])
+    state = make([food("berry#1")], hands={"ann": ["wolf#1"], "bob": ["rabbit#1"]}, deck=[])
     state.apply(Pass("wolf#1"))
     assert state.hands["ann"] == []
 
@@ -600,7 +603,7 @@ def test_foodchain_huntsman_is_marked_with_a_token() -> None:
     refused(state, Hunt("huntsman#1", "berry#1"), "no token of her own colour")
 
 
-def test_foodchain_huntsman_goes_to_the_discard_pile_after_eating() -> None:
+def test_f6_huntsman_goes_to_the_discard_pile_after_eating() -> None:
     # F6: after use; his token goes home, the wolf's token is captured.
     state = make([food("berry#1", pred("wolf#1", "bob", pred("huntsman#1", "ann")))])
     state.apply(Eat("huntsman#1"))
@@ -640,9 +643,17 @@ def test_foodchain_swarm_only_a_predator_on_top() -> None:
     refused(state, Hunt("swarm#1", "rabbit#1"), "preyed on")
 
 
-def test_foodchain_swarm_does_not_chase_a_food_card() -> None:
-    state = make([food("berry#1")], hands={"ann": ["swarm#1"]})
-    refused(state, Hunt("swarm#1", "berry#1"), "a food card")
+def test_f7_swarm_chases_a_lone_food_card() -> None:
+    # F7: any free card on top of a chain, a creature food card included; its chain goes
+    # and a new one is turned up from the deck.
+    state = make(
+        [food("berry#1"), food("grass#1"), food("grass#2")],
+        hands={"ann": ["swarm#1"]},
+        deck=["berry#2", "fox#1"],
+    )
+    state.apply(Hunt("swarm#1", "berry#1"))
+    assert state.chains == ["grass#1", "grass#2", "berry#2"]
+    assert state.discard[-2:] == ["berry#1", "swarm#1"] and state.hands["ann"] == ["fox#1"]
 
 
 def test_foodchain_swarm_needs_no_token() -> None:
@@ -664,7 +675,7 @@ def test_foodchain_game_goes_on_while_the_deck_has_cards() -> None:
     assert state.deck and not state.over
 
 
-def test_foodchain_game_ends_when_the_deck_is_empty_and_only_passing_is_left() -> None:
+def test_f11_game_ends_when_the_deck_is_empty_and_only_passing_is_left() -> None:
     state = make([food("berry#1")], hands={"ann": ["grass#1"], "bob": ["grass#2"]}, deck=[])
     assert state.over and state.legal_actions() == []
     refused(state, Pass("grass#1"), "the game is over")
@@ -702,7 +713,7 @@ def test_foodchain_most_points_wins() -> None:
     assert winners(score(state.tally())) == ("bob",)
 
 
-def test_foodchain_equal_points_share_the_victory() -> None:
+def test_f12_equal_points_share_the_victory() -> None:
     # F12
     state = make([food("grass#1")])
     assert winners(score(state.tally())) == ("ann", "bob")
@@ -738,7 +749,7 @@ def test_foodchain_optional_rule_own_tokens_score_nothing() -> None:
     assert (scores["ann"].total, scores["bob"].total) == (1, 2)
 
 
-def test_foodchain_optional_rule_the_card_leaves_the_owners_pile() -> None:
+def test_f13_optional_rule_the_card_leaves_the_owners_pile() -> None:
     # F13: bob keeps only the card nobody took.
     t = tally({"ann": [], "bob": [3, 4]}, {"ann": {"ann": 4, "bob": 1}, "bob": {"bob": 3}})
     scores = score_optional(t, random.Random(2))
@@ -832,3 +843,139 @@ def test_foodchain_illegal_moves_are_refused_and_change_nothing() -> None:
         Hunt("swarm#1", "berry#1"),
     ):
         refused(state, action, "ann cannot")
+
+
+# ---------------------------------------------------------------- the rulings (issue 16) -
+
+
+def test_f2_hunting_your_own_predator_is_allowed() -> None:
+    state = make([food("berry#1", pred("rabbit#1", "ann"))], hands={"ann": ["fox#1"]})
+    state.apply(Hunt("fox#1", "rabbit#1"))
+    assert forest(state) == [food("berry#1", pred("rabbit#1", "ann", pred("fox#1", "ann")))]
+
+
+def test_f3_your_own_equal_predator_blocks_you_too() -> None:
+    state = make([food("berry#1", pred("rabbit#1", "ann"), pred("mouse#1", "ann"))])
+    refused(state, Eat("rabbit#1"), "not the strongest")
+    refused(state, Eat("mouse#1"), "not the strongest")
+
+
+def test_f4_the_eater_eats_the_card_beneath_only_if_it_preys_on_it() -> None:
+    # The fox ate the rabbit and took its place on the berry; foxes do not eat berries.
+    state = make(
+        [food("berry#1", pred("rabbit#1", "bob", pred("fox#1", "ann")))],
+        hands={"bob": ["grass#1"]},
+    )
+    state.apply(Eat("fox#1"))
+    state.apply(Pass("grass#1"))
+    assert Eat("fox#1") not in state.legal_actions()
+    refused(state, Eat("fox#1"), "does not prey on berry#1")
+
+
+def test_f4_an_eater_that_preys_on_the_card_beneath_may_eat_it_next() -> None:
+    # The wolf ate the fox and took its place on the rabbit; wolves eat rabbits.
+    state = make(
+        [food("berry#1", pred("rabbit#1", "bob", pred("fox#1", "bob", pred("wolf#1", "ann"))))],
+        hands={"bob": ["grass#1"]},
+    )
+    state.apply(Eat("wolf#1"))
+    state.apply(Pass("grass#1"))
+    state.apply(Eat("wolf#1"))
+    assert [e for e in state.food["ann"]] == ["fox#1", "rabbit#1"]
+
+
+def test_f6_huntsman_eats_any_card_and_outranks_every_creature() -> None:
+    state = make(
+        [food("berry#1", pred("bear#1", "bob"), pred("huntsman#1", "ann"))],
+    )
+    state.apply(Eat("huntsman#1"))
+    assert state.food["ann"] == ["berry#1"] and "huntsman#1" in state.discard
+
+
+def test_f7_swarm_chases_a_creature_on_top_of_a_chain() -> None:
+    state = make([food("berry#1", pred("rabbit#1", "bob"))], hands={"ann": ["swarm#1"]})
+    assert Hunt("swarm#1", "rabbit#1") in state.legal_actions()
+    assert Hunt("swarm#1", "berry#1") not in state.legal_actions()  # preyed on
+
+
+def test_f8_switch_only_your_own_free_predator() -> None:
+    state = make(
+        [food("berry#1", pred("rabbit#1", "ann")), food("grass#1", pred("rabbit#2", "bob"))],
+        hands={"ann": ["bear#1"]},
+    )
+    switches = [a for a in state.legal_actions() if isinstance(a, Switch)]
+    assert switches == [Switch("bear#1", "rabbit#1")]
+
+
+def test_f11_a_full_round_of_passes_ends_the_game() -> None:
+    # ann could still eat or back off, but a whole round has been passes: the end. Her
+    # predator goes to the discard pile and her token home.
+    state = make(
+        [food("berry#1", pred("rabbit#1", "ann"))],
+        hands={"ann": ["grass#1"], "bob": ["grass#2"]},
+        deck=[],
+    )
+    state.apply(Pass("grass#1"))
+    assert not state.over
+    state.apply(Pass("grass#2"))
+    assert state.over and state.legal_actions() == []
+    assert forest(state) == [food("berry#1")] and "rabbit#1" in state.discard
+    assert state.supply["ann"]["ann"] == 4
+
+
+def test_f11_any_other_action_starts_the_round_of_passes_again() -> None:
+    state = make(
+        [food("berry#1", pred("rabbit#1", "ann")), food("grass#1")],
+        hands={"ann": ["grass#2", "mouse#1"], "bob": ["rabbit#2", "berry#3"]},
+        deck=[],
+    )
+    state.apply(Pass("grass#2"))
+    assert state.passes == 1
+    state.apply(Hunt("rabbit#2", "grass#1"))
+    assert state.passes == 0
+    state.apply(Pass("mouse#1"))
+    assert not state.over and state.to_dict()["passes"] == 1
+    state.apply(Pass("berry#3"))
+    assert state.over and state.chains == ["berry#1", "grass#1"] and not state.on
+
+
+def test_f11_passes_while_the_deck_has_cards_do_not_count() -> None:
+    state = make([food("berry#1")], hands={"ann": ["wolf#1"], "bob": ["wolf#2"]})
+    state.apply(Pass("wolf#1"))
+    state.apply(Pass("wolf#2"))
+    assert state.passes == 0 and not state.over
+
+
+def sheet(ann: list[object]) -> dict[str, object]:
+    return {
+        "players": {
+            "ann": {"eaten": ann, "tokens": {"ann": 4}},
+            "bob": {"eaten": [], "tokens": {"bob": 4}},
+        }
+    }
+
+
+def test_f12_score_sheet_refuses_a_bonus_card_as_eaten_food() -> None:
+    with pytest.raises(InputError, match="bonus card: nobody eats it") as caught:
+        sheet_from_dict(sheet(["berry", "swarm"]), CATALOG)
+    assert caught.value.where == "players.ann.eaten[1]"
+
+
+def test_f12_score_sheet_refuses_points_no_card_has() -> None:
+    with pytest.raises(InputError, match="no card in the catalog is worth 7"):
+        sheet_from_dict(sheet([5, 7]), CATALOG)
+    assert [e.points for e in sheet_from_dict(sheet([5, 1]), CATALOG).eaten["ann"]] == [5, 1]
+    assert sheet_from_dict(sheet([7]), None).eaten["ann"][0].points == 7  # no catalog to ask
+
+
+def test_f6_a_catalog_huntsman_below_a_creature_is_refused() -> None:
+    cards = [
+        card("berry", 1, 5, 1),
+        card("bear", 3, 1, 1),
+        {"name": "h", "bonus": "huntsman", "level": 3},
+    ]
+    with pytest.raises(
+        InputError, match=r"outranks every creature \(F6\): level above 3"
+    ) as caught:
+        catalog_from_dict({"cards": cards})
+    assert caught.value.where == "cards[2].level"

@@ -1,0 +1,137 @@
+"""The Chips table's two faces: plain lines (pipes, scripts, tests) and a full screen.
+
+Both read one command a line and show the reply; the screen also shows every player's
+counts and, on a Pi, each player's LED. Curses goes through ``companion.tables.shell``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from companion.tables import shell
+from companion.tables.chips.session import ChipsHelper
+
+
+def run_lines(helper: ChipsHelper, title: str, stream: TextIO, out: TextIO) -> None:
+    """Line mode: a command per line in, the reply and what comes next out."""
+    print(f"{title}. Type help for the commands.", file=out)
+    for message in helper.messages:
+        print(message, file=out)
+    print(helper.table.prompt(), file=out, flush=True)
+    for line in stream:
+        if line.strip():
+            print(f"> {line.strip()}", file=out)
+        reply = helper.command(line)
+        if reply is None:
+            break
+        if reply:
+            print(reply, file=out)
+        if line.split() and line.split()[0].lower() not in ("help", "?", "status", "s"):
+            print(helper.table.prompt(), file=out)
+        out.flush()
+
+
+def run_curses(helper: ChipsHelper, title: str, led: Callable[[str], bool | None]) -> None:
+    """The full-screen table: the players, the top card, the prompt, a command line."""
+    import curses
+
+    def loop(screen: Any) -> None:
+        shell.prepare(screen, 100, cursor=True)
+        typed = ""
+        quit_armed = False
+        last = ""
+        while True:
+            draw(screen, helper, title, led, typed, last, quit_armed)
+            try:
+                key = screen.get_wch()
+            except curses.error:
+                continue
+            name = key if isinstance(key, str) else curses.keyname(key).decode()
+            if quit_armed:
+                if name in ("y", "Y"):
+                    return
+                quit_armed = False
+                continue
+            if name in ("\n", "\r", "KEY_ENTER"):
+                reply = helper.command(typed)
+                typed = ""
+                if reply is None:
+                    quit_armed = True
+                elif "\n" in reply:  # help or status: shown whole until the next command
+                    last = reply
+                else:
+                    last = ""
+                    if reply:
+                        helper.messages.append(reply)
+            elif name in ("\x7f", "\b", "KEY_BACKSPACE"):
+                typed = typed[:-1]
+            elif name == "\x1b":
+                typed = ""
+            elif len(name) == 1 and name.isprintable():
+                typed += name
+
+    curses.wrapper(loop)
+
+
+def draw(
+    screen: Any,
+    helper: ChipsHelper,
+    title: str,
+    led: Callable[[str], bool | None],
+    typed: str,
+    last: str,
+    quit_armed: bool,
+) -> None:
+    import curses
+
+    screen.erase()
+    height, width = screen.getmaxyx()
+
+    body = height - 2  # the last two rows: the quit question and the command line
+
+    def put(y: int, x: int, text: str, attr: int = 0, bottom: bool = False) -> None:
+        shell.put(screen, y, x, text, attr, None if bottom else body)
+
+    t = helper.table
+    put(0, 0, title, curses.A_BOLD)
+    top = "-" if t.top is None else str(t.top)
+    put(1, 0, f"Top card  {top}", curses.A_BOLD | curses.color_pair(2))
+    put(1, 14, f"   deck {t.deck} · discard pile {t.discard}")
+    y = 3
+    name_width = max(len(p) for p in t.players)
+    for p in t.players:
+        lit = led(p)
+        acting = p == t.actor
+        lamp = ("●" if lit else "○") if lit is not None else ("▶" if acting else " ")
+        put(y, 1, lamp, curses.color_pair(1) | curses.A_BOLD if (lit or acting) else 0)
+        if p in t.out:
+            put(y, 3, f"{p:<{name_width}}  out", curses.A_DIM)
+        else:
+            new = f" ({t.fresh[p]} new)" if t.fresh[p] else ""
+            fish = "▮" * t.down[p]
+            mad = f"Mad Fish {'✕' * t.mad[p]}{'·' * max(0, t.rules.mad_fish_to_lose - t.mad[p])}"
+            line = f"{p:<{name_width}}  {t.hands[p]:>2} cards{new:<9}  {fish:<6} {mad}"
+            put(y, 3, line, curses.A_BOLD if acting else 0)
+        y += 1
+    y += 1
+    put(y, 0, t.prompt(), curses.A_BOLD | (curses.color_pair(1) if t.winner else 0))
+    y += 2
+    if last:  # help or status: show it whole
+        for line in last.splitlines():
+            put(y, 0, line, curses.A_DIM)
+            y += 1
+        y += 1
+    for message in helper.messages:
+        put(y, 0, message, curses.color_pair(3) if message.startswith("no:") else 0)
+        y += 1
+    if quit_armed:
+        put(height - 2, 0, "Quit the helper? y / n", curses.color_pair(3) | curses.A_BOLD, True)
+    prompt = f"> {typed}"
+    put(height - 1, 0, prompt, bottom=True)
+    put(height - 1, len(prompt) + 2, "help · undo · quit", curses.A_DIM, True)
+    try:
+        screen.move(height - 1, min(len(prompt), width - 1))
+    except curses.error:
+        pass
+    screen.refresh()

@@ -1,0 +1,63 @@
+"""``companion foodchain play`` put together: the catalog, the seats, then line by line."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TextIO
+
+from companion.errors import InputError, RuleError
+from companion.games.foodchain_table import FoodChainTable
+from companion.tables.foodchain.score import load_catalog
+from companion.tables.foodchain.session import FoodChainHelper, prompt
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    catalog: str
+    players: str | None
+    first: str | None = None
+
+
+def _lines(stream: TextIO, tty: bool) -> Iterable[str]:
+    """Typed lines: with a prompt on a terminal, as they come from a pipe."""
+    if not tty:
+        yield from stream
+        return
+    while True:
+        try:
+            yield input("> ")
+        except EOFError:
+            return
+
+
+def run_play(options: PlayOptions) -> int:
+    catalog = load_catalog(options.catalog)
+    if not options.players:
+        raise InputError("--players", "name the players in seat order (--players ann,bob,cat)")
+    players = [n.strip() for n in options.players.split(",") if n.strip()]
+    try:
+        table = FoodChainTable.start(catalog, players, options.first)
+    except RuleError as exc:
+        where = "--first" if options.first and options.first not in players else "--players"
+        raise InputError(where, str(exc)) from None
+    helper = FoodChainHelper(table)
+    out = sys.stdout
+    tty = sys.stdin.isatty() and out.isatty()
+    print(f"Food Chain · {', '.join(players)}. Type help for the commands.", file=out)
+    if catalog.example:
+        print(f"Catalog: {catalog.title or 'an example with invented cards'}", file=out)
+    print(prompt(helper.table), file=out, flush=True)
+    for line in _lines(sys.stdin, tty):
+        if line.strip() and not tty:
+            print(f"> {line.strip()}", file=out)
+        reply = helper.command(line)
+        if reply is None:
+            break
+        if reply:
+            print(reply, file=out)
+        if line.split() and line.split()[0].lower() not in ("help", "?", "status", "s"):
+            print(prompt(helper.table), file=out)
+        out.flush()
+    return 0
