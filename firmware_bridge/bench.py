@@ -5,7 +5,7 @@
   checks, clock mapping) to the press sink, as fast as they can go; ``codec_frames_per_s``
   is the deframer alone on the same bytes.
 * ``pty_latency_us``: one press at a time, from the instant the simulated Pico stamps and
-  writes it to the instant the sink holds the ButtonEdge (p50, p99).
+  writes it to the instant the sink holds the BridgeEdge (p50, p99).
 * ``sync_error_us``: a simulated 30-minute game (:func:`firmware_bridge.sim.simulate_sync`)
   with the Pico's clock 50 ppm fast and crossing its 2**30 wrap, on a virtual timeline with
   USB-like delays: how far mapped stamps fall from the true instants, and the error bar
@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.signals import ButtonEdge
 from firmware_bridge import codec
+from firmware_bridge.events import BridgeEdge
 from firmware_bridge.host import BridgeClient
 from firmware_bridge.sim import TICKS_MASK, SimDevice, simulate_sync
 
@@ -42,8 +42,8 @@ def _percentiles(values: list[float]) -> dict[str, float]:
     }
 
 
-def _throughput(sim: SimDevice, client: BridgeClient, got: list[ButtonEdge], frames: int) -> float:
-    """Frames per second from the first byte written to the last ButtonEdge in the sink."""
+def _throughput(sim: SimDevice, client: BridgeClient, got: list[BridgeEdge], frames: int) -> float:
+    """Frames per second from the first byte written to the last BridgeEdge in the sink."""
     captured: list[bytes] = []
     with sim.lock:  # nothing (a heartbeat, a PONG) may come between or cut into the frames
         sim.capture = captured
@@ -85,11 +85,11 @@ def bench_bridge(
 ) -> dict[str, Any]:
     """Measure the bridge host path on a simulated Pico; one dict of figures."""
     folder = Path(tempfile.mkdtemp(prefix="companion-bridge-bench-"))
-    got: list[ButtonEdge] = []
+    got: list[BridgeEdge] = []
     arrived: list[int] = []
     signal = threading.Event()
 
-    def sink(edge: ButtonEdge) -> None:
+    def sink(edge: BridgeEdge) -> None:
         arrived.append(time.monotonic_ns())
         got.append(edge)
         signal.set()
@@ -159,7 +159,7 @@ def format_bench_bridge(report: dict[str, Any]) -> list[str]:
     return [
         f"frames decoded: {report['frames_per_s']}/s end to end through the pty "
         f"(codec alone {report['codec_frames_per_s']}/s; goal >= {goals['frames_per_s']})",
-        f"press latency, Pico write -> ButtonEdge in the sink: p50 {lat['p50']} us, "
+        f"press latency, Pico write -> BridgeEdge in the sink: p50 {lat['p50']} us, "
         f"p99 {lat['p99']} us (goal p99 <= {goals['pty_latency_p99_us']})",
         f"clock sync after {sync['simulated_s']:g} simulated s at {sync['drift_ppm']:g} ppm: "
         f"max {sync['max']} us, p99 {sync['p99']} us, stated ±{sync['stated']} us "

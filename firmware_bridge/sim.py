@@ -10,7 +10,7 @@ drop incoming commands, and unplug (the pty is closed: the host's reads fail as 
 yanked USB cable's do) and plug back in, with or without a reboot. With ``link`` set, a
 symlink follows the current pty, as udev's ``/dev/companion-bridge`` follows the Pico.
 
-:func:`simulate_sync` runs the same core and :class:`~firmware_bridge.host.BridgeSession`
+:func:`simulate_sync` runs the same core and :class:`~firmware_bridge.session.BridgeSession`
 on a virtual timeline, with random USB-like delays, to measure the clock sync over a long
 game in a second of CPU: no pty, no threads, no sleeping.
 """
@@ -332,6 +332,115 @@ def usb_like_delay_ns(rng: random.Random) -> int:
     return int(delay)
 
 
+class _VirtualTable:
+    """The firmware core and the host session joined by a delayed, ordered virtual cable."""
+
+    def __init__(
+        self,
+        drift_ppm: float,
+        offset_us: int,
+        ping_interval_s: float,
+        n_buttons: int,
+        rng: random.Random,
+        delay: Callable[[random.Random], int],
+    ) -> None:
+        from firmware_bridge.link import BridgeTiming
+        from firmware_bridge.session import BridgeSession
+
+        self.rng = rng
+        self.delay = delay
+        self.now = 10**12  # virtual host ns
+        self._queue: list[tuple[int, int, Callable[[], None]]] = []
+        self._order = 0
+        self._last = {"up": 0, "down": 0}  # a serial link never reorders: each way a FIFO
+        self.clock = SimClock(lambda: self.now, drift_ppm, offset_us)
+        self._host_deframer = codec.Deframer()
+        self.levels = [False] * n_buttons
+        self.core = Core(self, n_buttons, n_leds=0, boot_id=rng.getrandbits(32), debounce_us=0)
+        self.truth: dict[tuple[str, int], int] = {}
+        self.delivered: list[tuple[int, int, float]] = []  # (true ns, stamp ns, stated us)
+        self._counts: dict[str, int] = defaultdict(int)
+        self._seen: dict[str, int] = defaultdict(int)
+        self.session = BridgeSession(
+            {f"p{b}": b for b in range(n_buttons)},
+            self._host_send,
+            self._on_edge,
+            notify=lambda _m: None,
+            timing=BridgeTiming(ping_interval_s=ping_interval_s),
+        )
+
+    def at(self, t: int, action: Callable[[], None]) -> None:
+        self._order += 1
+        heapq.heappush(self._queue, (t, self._order, action))
+
+    def _arrival(self, way: str) -> int:
+        self._last[way] = max(self._last[way], self.now + self.delay(self.rng))
+        return self._last[way]
+
+    # the core's HAL
+    def ticks_us(self) -> int:
+        return self.clock.ticks_us()
+
+    def write(self, frame: bytes) -> None:
+        self.at(self._arrival("down"), lambda: self._to_host(frame))
+
+    def led(self, index: int, on: bool) -> None:
+        pass
+
+    def buzz(self, on: bool, freq_hz: int) -> None:
+        pass
+
+    def level(self, button: int) -> bool:
+        return self.levels[button]
+
+    # the host's side
+    def _host_send(self, mtype: int, fields: tuple[int, ...], tail: bytes) -> int:
+        frame = codec.encode_frame(codec.pack(mtype, 0, fields, tail))
+        self.at(self._arrival("up"), lambda: self.core.feed(frame))
+        return self.now
+
+    def _to_host(self, frame: bytes) -> None:
+        for payload in self._host_deframer.feed(frame):
+            mtype, seq, fields, tail = codec.unpack(payload)
+            self.session.receive(mtype, seq, fields, tail, self.now)
+
+    def _on_edge(self, edge: Any) -> None:
+        k = self._seen[edge.player]
+        self._seen[edge.player] += 1
+        true_ns = self.truth.pop((edge.player, k))
+        self.delivered.append((true_ns, edge.stamp_ns, self.session.clock.uncertainty_us()))
+
+    def press(self, button: int) -> None:
+        player = f"p{button}"
+        down = not self.levels[button]
+        self.levels[button] = down
+        self.truth[(player, self._counts[player])] = self.now
+        self._counts[player] += 1
+        self.core.edge(button, down, self.clock.ticks_us())
+
+    def run(self, end: int, presses_per_s: float) -> None:
+        """Ticks every 20 ms (the transport's read timeout) and random presses until ``end``."""
+
+        def tick() -> None:
+            self.session.tick(self.now)
+            self.core.poll()
+            if self.now < end:
+                self.at(self.now + 20_000_000, tick)
+
+        def press() -> None:
+            self.press(self.rng.randrange(len(self.levels)))
+            if self.now < end:
+                self.at(self.now + int(self.rng.expovariate(presses_per_s) * 1e9) + 1, press)
+
+        self.session.link_up(self.now)
+        self.at(self.now, tick)
+        self.at(self.now + int(self.rng.expovariate(presses_per_s) * 1e9), press)
+        while self._queue:
+            t, _, action = heapq.heappop(self._queue)
+            self.now = max(self.now, t)
+            action()
+
+
 def simulate_sync(
     drift_ppm: float = 50.0,
     duration_s: float = 1800.0,
@@ -352,112 +461,26 @@ def simulate_sync(
     run crosses the wrap; it runs ``drift_ppm`` fast. Errors are reported after
     ``warmup_s`` (the first seconds, before drift is fitted, carry a wider stated error).
     """
-    from firmware_bridge.host import BridgeSession
-
     rng = random.Random(seed)
-    now = [10**12]  # virtual host ns
-    queue: list[tuple[int, int, Callable[[], None]]] = []
-    order = [0]
-
-    def at(t: int, action: Callable[[], None]) -> None:
-        order[0] += 1
-        heapq.heappush(queue, (t, order[0], action))
-
-    clock = SimClock(lambda: now[0], drift_ppm, offset_us)
-    host_deframer = codec.Deframer()
-    last = {"up": 0, "down": 0}  # a serial link never reorders: each way is a FIFO
-
-    def arrival(way: str) -> int:
-        last[way] = max(last[way], now[0] + delay(rng))
-        return last[way]
-
-    class Hal:
-        levels = [False] * n_buttons
-
-        def ticks_us(self) -> int:
-            return clock.ticks_us()
-
-        def write(self, frame: bytes) -> None:
-            at(arrival("down"), lambda: to_host(frame))
-
-        def led(self, index: int, on: bool) -> None:
-            pass
-
-        def buzz(self, on: bool, freq_hz: int) -> None:
-            pass
-
-        def level(self, button: int) -> bool:
-            return self.levels[button]
-
-    hal = Hal()
-    core = Core(hal, n_buttons, n_leds=0, boot_id=rng.getrandbits(32), debounce_us=0)
-    players = {f"p{b}": b for b in range(n_buttons)}
-    truth: dict[tuple[str, int], int] = {}
-    counts: dict[str, int] = defaultdict(int)
-    errors_us: list[float] = []
-    stated: list[float] = []
-    edges_seen: dict[str, int] = defaultdict(int)
-
-    def on_edge(edge: Any) -> None:
-        k = edges_seen[edge.player]
-        edges_seen[edge.player] += 1
-        true_ns = truth.pop((edge.player, k))
-        if true_ns >= start + warmup_s * 1e9:
-            errors_us.append((edge.stamp_ns - true_ns) / 1000)
-            stated.append(session.clock.uncertainty_us())
-
-    def host_send(mtype: int, fields: tuple[int, ...], tail: bytes) -> int:
-        frame = codec.encode_frame(codec.pack(mtype, 0, fields, tail))
-        at(arrival("up"), lambda: core.feed(frame))
-        return now[0]
-
-    def to_host(frame: bytes) -> None:
-        for payload in host_deframer.feed(frame):
-            mtype, seq, fields, tail = codec.unpack(payload)
-            session.receive(mtype, seq, fields, tail, now[0])
-
-    session = BridgeSession(
-        players, host_send, on_edge, notify=lambda _m: None, ping_interval_s=ping_interval_s
-    )
-    start = now[0]
+    table = _VirtualTable(drift_ppm, offset_us, ping_interval_s, n_buttons, rng, delay)
+    start = table.now
     end = start + int(duration_s * 1e9)
-
-    def tick() -> None:
-        session.tick(now[0])
-        core.poll()
-        if now[0] < end:
-            at(now[0] + 20_000_000, tick)  # the transport's read timeout
-
-    def press() -> None:
-        b = rng.randrange(n_buttons)
-        player = f"p{b}"
-        down = not hal.levels[b]
-        hal.levels[b] = down
-        truth[(player, counts[player])] = now[0]
-        counts[player] += 1
-        core.edge(b, down, clock.ticks_us())
-        if now[0] < end:
-            at(now[0] + int(rng.expovariate(presses_per_s) * 1e9) + 1, press)
-
-    session.link_up(now[0])
-    at(now[0], tick)
-    at(now[0] + int(rng.expovariate(presses_per_s) * 1e9), press)
-    while queue:
-        t, _, action = heapq.heappop(queue)
-        now[0] = max(now[0], t)
-        action()
-    abs_errors = sorted(abs(e) for e in errors_us)
-    wraps = (clock.mcu_us(end) >> codec.TICKS_BITS) - (offset_us >> codec.TICKS_BITS)
+    table.run(end, presses_per_s)
+    after = start + warmup_s * 1e9
+    kept = [(stamp - true) / 1000 for true, stamp, _ in table.delivered if true >= after]
+    stated = [u for true, _, u in table.delivered if true >= after]
+    abs_errors = sorted(abs(e) for e in kept)
+    wraps = (table.clock.mcu_us(end) >> codec.TICKS_BITS) - (offset_us >> codec.TICKS_BITS)
     return {
         "drift_ppm": drift_ppm,
         "duration_s": duration_s,
-        "edges": len(errors_us),
+        "edges": len(kept),
         "max_us": round(abs_errors[-1], 1) if abs_errors else 0.0,
         "p99_us": round(abs_errors[int(0.99 * (len(abs_errors) - 1))], 1) if abs_errors else 0.0,
-        "mean_us": round(statistics.fmean(errors_us), 2) if errors_us else 0.0,
+        "mean_us": round(statistics.fmean(kept), 2) if kept else 0.0,
         "stated_uncertainty_us": round(max(stated), 1) if stated else 0.0,
-        "outside_stated": sum(abs(e) > u for e, u in zip(errors_us, stated, strict=True)),
-        "fitted_drift_ppm": round(session.clock.drift_ppm, 2),
+        "outside_stated": sum(abs(e) > u for e, u in zip(kept, stated, strict=True)),
+        "fitted_drift_ppm": round(table.session.clock.drift_ppm, 2),
         "ticks_wraps": wraps,
-        "lost": session.counters()["event_gaps"],
+        "lost": table.session.counters()["event_gaps"],
     }

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.errors import InputError
 from firmware_bridge import codec
+from firmware_bridge.errors import BridgeError
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_FILES = [
@@ -115,11 +115,11 @@ def test_short_messages_are_frame_errors() -> None:
         codec.unpack(codec.pack(codec.CARD, 0, (0, 1, 2), b"abc")[:-1])
 
 
-def test_frame_error_is_the_projects_input_error() -> None:
-    with pytest.raises(InputError) as info:
+def test_frame_error_is_the_bridges_own_error_and_a_value_error() -> None:
+    with pytest.raises(BridgeError) as info:
         codec.decode_frame(b"\x05\x01")
     assert isinstance(info.value, ValueError)
-    assert info.value.where == "cobs"
+    assert info.value.where == "cobs"  # type: ignore[attr-defined]
 
 
 # -- the deframer never raises ------------------------------------------------------------

@@ -58,8 +58,10 @@ def run_bench_referee(args: argparse.Namespace) -> int:
 
 
 def run_bench_bridge(args: argparse.Namespace) -> int:
+    from companion.tables.bridge_source import bridge_errors
     from firmware_bridge.bench import bench_bridge, format_bench_bridge
 
-    report = bench_bridge(args.frames, args.latency_trials, args.sync_seconds, args.seed)
+    with bridge_errors():
+        report = bench_bridge(args.frames, args.latency_trials, args.sync_seconds, args.seed)
     print(dump_json(report) if args.json else "\n".join(format_bench_bridge(report)))
     return 0

@@ -226,10 +226,10 @@ def open_session(
             sources.append(buttons.info)
             held.update((p, buttons.info.name) for p in buttons.held())
         if config.bridge is not None:
-            from firmware_bridge.host import BridgeClient
+            from companion.tables.bridge_source import open_bridge_presses
 
-            bridge = BridgeClient(
-                config.bridge.buttons, inbox.put, config.bridge.port, notify=notify
+            bridge = open_bridge_presses(
+                config.bridge.buttons, inbox.put, config.bridge.port, notify
             )
             devices["bridge"] = bridge
             sources.append(bridge.info)
