@@ -32,6 +32,7 @@ from typing import Any
 
 from firmware_bridge import codec
 from firmware_bridge.firmware.core import Core
+from firmware_bridge.mprun import MicroPythonCore
 
 TICKS_MASK = (1 << codec.TICKS_BITS) - 1
 SIM_CAPS = codec.CAP_LEDS | codec.CAP_BUZZER | codec.CAP_PN532
@@ -106,6 +107,7 @@ class SimDevice:
         history: int = 64,
         version: str = "sim-1.0.0",
         seed: int | None = None,
+        micropython: bool = False,
     ) -> None:
         self.clock = SimClock(host_ns, drift_ppm, offset_us)
         self.n_buttons = n_buttons
@@ -125,7 +127,8 @@ class SimDevice:
             "version": version,
         }
         self.lock = threading.RLock()
-        self.core = self._new_core()
+        self.micropython = micropython  # the core runs in a MicroPython process
+        self.core: Core | MicroPythonCore = self._new_core()
         self.link = Path(link) if link is not None else None
         self.slave_name = ""
         self._master: int | None = None
@@ -145,8 +148,13 @@ class SimDevice:
         self.capture: list[bytes] | None = None  # set: frames are kept here, not written
         self.plugs = 0
 
-    def _new_core(self) -> Core:
-        return Core(_SimHal(self), boot_id=self._rng.getrandbits(32), **self._core_args)
+    def _new_core(self) -> Core | MicroPythonCore:
+        boot_id = self._rng.getrandbits(32)
+        if self.micropython:
+            args = dict(self._core_args)
+            n_buttons = args.pop("n_buttons")
+            return MicroPythonCore(_SimHal(self), n_buttons, boot_id=boot_id, **args)
+        return Core(_SimHal(self), boot_id=boot_id, **self._core_args)
 
     # -- the cable ------------------------------------------------------------------------
 
@@ -195,6 +203,8 @@ class SimDevice:
             if reboot:
                 self.levels = [False] * self.n_buttons
                 self.clock = SimClock(self.clock.host_ns, self.clock.drift_ppm, 0)
+                if isinstance(self.core, MicroPythonCore):
+                    self.core.close()
                 self.core = self._new_core()
             self.plug()
 
@@ -207,6 +217,8 @@ class SimDevice:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self.unplug()
+        if isinstance(self.core, MicroPythonCore):
+            self.core.close()
 
     def __enter__(self) -> SimDevice:
         return self.start()

@@ -22,6 +22,7 @@ from firmware_bridge.errors import BridgeDeviceError
 from firmware_bridge.events import BridgeEdge, CardRead
 from firmware_bridge.host import BridgeClient
 from firmware_bridge.link import BridgeTiming
+from firmware_bridge.mprun import INSTALL_HINT, find_micropython
 from firmware_bridge.sim import TICKS_MASK, SimDevice
 
 PLAYERS = {"ann": 0, "bob": 1, "cat": 2, "dan": 3}
@@ -36,11 +37,25 @@ def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
     return condition()
 
 
+@pytest.fixture(params=["cpython", "micropython"])
+def interpreter(request: pytest.FixtureRequest) -> str:
+    """Every pty test twice: the simulated Pico's core in CPython, and in MicroPython."""
+    if request.param == "micropython" and find_micropython() is None:
+        pytest.skip(f"no MicroPython interpreter here: {INSTALL_HINT}")
+    return str(request.param)
+
+
 class Table:
     """A simulated Pico and the client on it, with what reached the sinks."""
 
-    def __init__(self, tmp_path: Path, **sim_options: Any) -> None:
-        self.sim = SimDevice(4, link=tmp_path / "companion-bridge", seed=11, **sim_options)
+    def __init__(self, tmp_path: Path, interpreter: str = "cpython", **sim_options: Any) -> None:
+        self.sim = SimDevice(
+            4,
+            link=tmp_path / "companion-bridge",
+            seed=11,
+            micropython=interpreter == "micropython",
+            **sim_options,
+        )
         self.sim.start()
         self.edges: list[BridgeEdge] = []
         self.cards: list[CardRead] = []
@@ -71,18 +86,18 @@ class Table:
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[Table]:
-    t = Table(tmp_path)
+def table(tmp_path: Path, interpreter: str) -> Iterator[Table]:
+    t = Table(tmp_path, interpreter)
     yield t
     t.close()
 
 
 @pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
+def make_table(tmp_path: Path, interpreter: str) -> Iterator[Callable[..., Table]]:
     made: list[Table] = []
 
     def make(**options: Any) -> Table:
-        made.append(Table(tmp_path, **options))
+        made.append(Table(tmp_path, interpreter, **options))
         return made[-1]
 
     yield make
