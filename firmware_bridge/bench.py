@@ -6,6 +6,10 @@
   is the deframer alone on the same bytes.
 * ``pty_latency_us``: one press at a time, from the instant the simulated Pico stamps and
   writes it to the instant the sink holds the BridgeEdge (p50, p99).
+* ``core_ns_per_event``: the firmware core's own cost of one accepted edge (debounce,
+  numbering, the frame built), timed inside CPython and inside the MicroPython Unix port
+  (hardware/BRIDGE.md relates it to an RP2040). With ``micropython`` the simulated Pico's
+  core runs in a MicroPython process for the whole bench.
 * ``sync_error_us``: a simulated 30-minute game (:func:`firmware_bridge.sim.simulate_sync`)
   with the Pico's clock 50 ppm fast and crossing its 2**30 wrap, on a virtual timeline with
   USB-like delays: how far mapped stamps fall from the true instants, and the error bar
@@ -22,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from firmware_bridge import codec
+from firmware_bridge import codec, mpdrive, mprun
 from firmware_bridge.events import BridgeEdge
 from firmware_bridge.host import BridgeClient
 from firmware_bridge.sim import TICKS_MASK, SimDevice, simulate_sync
@@ -77,13 +81,26 @@ def _codec_rate(frames: int) -> float:
     return deframer.frames / (time.perf_counter() - start)
 
 
+def core_cost_ns(micropython: bool, edges: int = 2000, repeats: int = 5) -> int | None:
+    """The firmware core's cost per event (the best of ``repeats``), in CPython or in a
+    MicroPython process; None when no MicroPython interpreter is here. The core is active
+    (a host listening), so each edge's frame is built in full."""
+    if micropython and mprun.find_micropython() is None:
+        return None
+    lines = [mprun.init_line(0, 4, debounce_us=0), "0 0 a 1", *[f"0 0 bench {edges}"] * repeats]
+    out = mprun.run_lines(lines) if micropython else mpdrive.run_lines(lines)
+    return min(int(line.split()[1]) for line in out if line.startswith("C "))
+
+
 def bench_bridge(
     frames: int = 30_000,
     latency_trials: int = 500,
     sync_duration_s: float = 1800.0,
     seed: int = 1,
+    micropython: bool = False,
 ) -> dict[str, Any]:
-    """Measure the bridge host path on a simulated Pico; one dict of figures."""
+    """Measure the bridge host path on a simulated Pico (its core in CPython, or in a
+    MicroPython process); one dict of figures."""
     folder = Path(tempfile.mkdtemp(prefix="companion-bridge-bench-"))
     got: list[BridgeEdge] = []
     arrived: list[int] = []
@@ -100,6 +117,7 @@ def bench_bridge(
         offset_us=TICKS_MASK - 5_000_000,  # the Pico's ticks_us wraps 5 s into the run
         link=folder / "bridge",
         seed=seed,
+        micropython=micropython,
     ).start()
     try:
         client = BridgeClient(
@@ -129,6 +147,11 @@ def bench_bridge(
         sim.close()
     sync = simulate_sync(50.0, sync_duration_s, seed=seed)
     return {
+        "core_interpreter": "micropython" if micropython else "cpython",
+        "core_ns_per_event": {
+            "cpython": core_cost_ns(False),
+            "micropython": core_cost_ns(True),
+        },
         "frames": frames,
         "frames_per_s": round(rate),
         "codec_frames_per_s": round(_codec_rate(frames)),
@@ -156,7 +179,12 @@ def format_bench_bridge(report: dict[str, Any]) -> list[str]:
     """The report as lines for a person (``companion bench bridge`` without ``--json``)."""
     lat, sync, pty = report["pty_latency_us"], report["sync_error_us"], report["pty_sync_error_us"]
     goals = report["goals"]
+    cost = report["core_ns_per_event"]
+    mp_cost = cost["micropython"]
+    under_mp = f"{mp_cost / 1000:.1f} us" if mp_cost is not None else "no micropython command"
     return [
+        f"simulated Pico's core in {report['core_interpreter']}; its cost per event: "
+        f"CPython {cost['cpython'] / 1000:.1f} us, MicroPython (Unix port) {under_mp}",
         f"frames decoded: {report['frames_per_s']}/s end to end through the pty "
         f"(codec alone {report['codec_frames_per_s']}/s; goal >= {goals['frames_per_s']})",
         f"press latency, Pico write -> BridgeEdge in the sink: p50 {lat['p50']} us, "

@@ -22,6 +22,7 @@ import os
 import random
 import select
 import statistics
+import sys
 import threading
 import time
 import tty
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge import codec
+from firmware_bridge.errors import BridgeDeviceError
 from firmware_bridge.firmware.core import Core
 from firmware_bridge.mprun import MicroPythonCore
 
@@ -496,3 +498,42 @@ def simulate_sync(
         "ticks_wraps": wraps,
         "lost": table.session.counters()["event_gaps"],
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m firmware_bridge.sim``: a simulated Pico on a pty until Enter or Ctrl-C."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m firmware_bridge.sim",
+        description="A simulated Pico bridge on a pty, running the firmware's own core.",
+    )
+    parser.add_argument("--buttons", type=int, default=4)
+    parser.add_argument("--link", help="a symlink that follows the pty (like the udev name)")
+    parser.add_argument("--drift-ppm", type=float, default=0.0)
+    parser.add_argument(
+        "--micropython",
+        action="store_true",
+        help="run the core in a MicroPython process (the micropython command)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        device = SimDevice(
+            args.buttons, link=args.link, drift_ppm=args.drift_ppm, micropython=args.micropython
+        ).start()
+    except (OSError, BridgeDeviceError) as exc:
+        print(f"firmware_bridge.sim: {exc}", file=sys.stderr)
+        return 2
+    interpreter = "MicroPython" if args.micropython else "CPython"
+    print(f"simulated Pico ({interpreter} core) on {device.port}; Enter stops it", flush=True)
+    try:
+        sys.stdin.readline()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        device.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
