@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from firmware_bridge import mprun
+from firmware_bridge import mpdrive, mprun
+from firmware_bridge.bench import core_cost_lines
 from firmware_bridge.host import BridgeClient
 from firmware_bridge.link import BridgeTiming
 
@@ -64,3 +65,12 @@ def test_the_core_driver_runs_as_on_the_pico() -> None:
     out = mprun.run_lines([mprun.init_line(5, 2), "10 1 a 1", "20 1 e 0 1 15"])
     assert out[0] == "." and out[1] == "."
     assert out[2].startswith("w ") and out[3] == "."
+
+
+def test_every_timed_edge_is_accepted_not_a_bounce() -> None:
+    """The cost is that of real events: each run's clock continues the last one's."""
+    lines = core_cost_lines(50, 3)
+    for run in (mprun.run_lines, mpdrive.run_lines):
+        out = run([*lines, f"{3 * 51} 0 s"])
+        status = [line for line in out if line.startswith("S ")][0].split()
+        assert (int(status[1]), int(status[2])) == (150, 0)  # evseq, bounces
