@@ -85,8 +85,8 @@ def _text(tail: bytes) -> str:
 DECODERS: dict[int, Decoder] = {
     codec.IDENTIFY: lambda f, tail: IdentifyMsg._make((*f[:12], _text(tail))),
     codec.PONG: lambda f, _: PongMsg(*f[:2]),
-    codec.PRESS: lambda f, _: EdgeMsg(True, *f[:4]),
-    codec.RELEASE: lambda f, _: EdgeMsg(False, *f[:4]),
+    codec.PRESS: lambda f, _: EdgeMsg(True, f[0], f[1], f[2], f[3]),
+    codec.RELEASE: lambda f, _: EdgeMsg(False, f[0], f[1], f[2], f[3]),
     codec.CARD: lambda f, tail: CardMsg._make((*f[:3], tail)),
     codec.HEARTBEAT: lambda f, _: HeartbeatMsg(*f[:6]),
     codec.ACK: lambda f, _: AckMsg(*f[:2]),
