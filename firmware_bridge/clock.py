@@ -23,8 +23,8 @@ import math
 from collections import deque
 from typing import NamedTuple
 
-from companion.errors import HardwareError
 from firmware_bridge.codec import TICKS_BITS, unwrap
+from firmware_bridge.errors import BridgeDeviceError
 
 NOMINAL_NS_PER_US = 1000.0
 MAX_DRIFT_PPM = 1000.0  # a crystal is within ~100 ppm; a fit beyond this is bad data
@@ -161,13 +161,13 @@ class ClockModel:
     def to_host_ns(self, mcu_us: int) -> int:
         """Host monotonic nanoseconds of an MCU stamp (microseconds, extended)."""
         if not self._samples:
-            raise HardwareError("the bridge's clock is not synchronised yet (no PONG so far)")
+            raise BridgeDeviceError("the bridge's clock is not synchronised yet (no PONG so far)")
         return self._y0 + round(self._predict(float(mcu_us - self._x0)))
 
     def to_mcu_us(self, host_ns: int) -> int:
         """The inverse mapping (what MCU time a host instant corresponds to)."""
         if not self._samples:
-            raise HardwareError("the bridge's clock is not synchronised yet (no PONG so far)")
+            raise BridgeDeviceError("the bridge's clock is not synchronised yet (no PONG so far)")
         return self._x0 + round((host_ns - self._y0 - self._a) / self._slope)
 
     def unwrap_ticks(self, raw: int, near_host_ns: int) -> int:

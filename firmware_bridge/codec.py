@@ -25,16 +25,16 @@ try:
 except ImportError:  # pragma: no cover - a MicroPython build without binascii
     _hqx = None
 
-try:  # on the host, a bad frame is one of the project's own errors
-    from companion.errors import InputError as _ErrorBase
-except ImportError:  # on the Pico (and in the MicroPython-subset test): a plain ValueError
+try:  # on the host, a bad frame is one of the bridge's own errors
+    from firmware_bridge.errors import BridgeError
+
+    class _ErrorBase(BridgeError, ValueError):
+        pass
+
+except ImportError:  # on the Pico (and in MicroPython): a plain ValueError
 
     class _ErrorBase(ValueError):  # type: ignore[no-redef]
-        def __init__(self, where: str, message: str, source: object = None) -> None:
-            self.where = where
-            self.message = message
-            self.source = source
-            super().__init__(where + ": " + message)
+        pass
 
 
 PROTO_MAJOR = 1  # a different major cannot talk: the host refuses it, naming both
@@ -115,7 +115,14 @@ for _t in LAYOUTS:
 
 
 class FrameError(_ErrorBase):
-    """Bytes that are not a valid frame or message. The host counts these, never raises."""
+    """Bytes that are not a valid frame or message. The host counts these, never raises.
+
+    ``where`` names the part that failed ("cobs", "crc", a message's name)."""
+
+    def __init__(self, where: str, message: str) -> None:
+        self.where = where
+        self.message = message
+        super().__init__(where + ": " + message)
 
 
 # -- CRC16 ----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ drop incoming commands, and unplug (the pty is closed: the host's reads fail as 
 yanked USB cable's do) and plug back in, with or without a reboot. With ``link`` set, a
 symlink follows the current pty, as udev's ``/dev/companion-bridge`` follows the Pico.
 
-:func:`simulate_sync` runs the same core and :class:`~firmware_bridge.host.BridgeSession`
+:func:`simulate_sync` runs the same core and :class:`~firmware_bridge.session.BridgeSession`
 on a virtual timeline, with random USB-like delays, to measure the clock sync over a long
 game in a second of CPU: no pty, no threads, no sleeping.
 """
@@ -22,6 +22,7 @@ import os
 import random
 import select
 import statistics
+import sys
 import threading
 import time
 import tty
@@ -31,7 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge import codec
+from firmware_bridge.errors import BridgeDeviceError
 from firmware_bridge.firmware.core import Core
+from firmware_bridge.mprun import MicroPythonCore
 
 TICKS_MASK = (1 << codec.TICKS_BITS) - 1
 SIM_CAPS = codec.CAP_LEDS | codec.CAP_BUZZER | codec.CAP_PN532
@@ -106,6 +109,7 @@ class SimDevice:
         history: int = 64,
         version: str = "sim-1.0.0",
         seed: int | None = None,
+        micropython: bool = False,
     ) -> None:
         self.clock = SimClock(host_ns, drift_ppm, offset_us)
         self.n_buttons = n_buttons
@@ -125,7 +129,8 @@ class SimDevice:
             "version": version,
         }
         self.lock = threading.RLock()
-        self.core = self._new_core()
+        self.micropython = micropython  # the core runs in a MicroPython process
+        self.core: Core | MicroPythonCore = self._new_core()
         self.link = Path(link) if link is not None else None
         self.slave_name = ""
         self._master: int | None = None
@@ -145,8 +150,13 @@ class SimDevice:
         self.capture: list[bytes] | None = None  # set: frames are kept here, not written
         self.plugs = 0
 
-    def _new_core(self) -> Core:
-        return Core(_SimHal(self), boot_id=self._rng.getrandbits(32), **self._core_args)
+    def _new_core(self) -> Core | MicroPythonCore:
+        boot_id = self._rng.getrandbits(32)
+        if self.micropython:
+            args = dict(self._core_args)
+            n_buttons = args.pop("n_buttons")
+            return MicroPythonCore(_SimHal(self), n_buttons, boot_id=boot_id, **args)
+        return Core(_SimHal(self), boot_id=boot_id, **self._core_args)
 
     # -- the cable ------------------------------------------------------------------------
 
@@ -195,6 +205,8 @@ class SimDevice:
             if reboot:
                 self.levels = [False] * self.n_buttons
                 self.clock = SimClock(self.clock.host_ns, self.clock.drift_ppm, 0)
+                if isinstance(self.core, MicroPythonCore):
+                    self.core.close()
                 self.core = self._new_core()
             self.plug()
 
@@ -207,6 +219,8 @@ class SimDevice:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self.unplug()
+        if isinstance(self.core, MicroPythonCore):
+            self.core.close()
 
     def __enter__(self) -> SimDevice:
         return self.start()
@@ -332,6 +346,115 @@ def usb_like_delay_ns(rng: random.Random) -> int:
     return int(delay)
 
 
+class _VirtualTable:
+    """The firmware core and the host session joined by a delayed, ordered virtual cable."""
+
+    def __init__(
+        self,
+        drift_ppm: float,
+        offset_us: int,
+        ping_interval_s: float,
+        n_buttons: int,
+        rng: random.Random,
+        delay: Callable[[random.Random], int],
+    ) -> None:
+        from firmware_bridge.link import BridgeTiming
+        from firmware_bridge.session import BridgeSession
+
+        self.rng = rng
+        self.delay = delay
+        self.now = 10**12  # virtual host ns
+        self._queue: list[tuple[int, int, Callable[[], None]]] = []
+        self._order = 0
+        self._last = {"up": 0, "down": 0}  # a serial link never reorders: each way a FIFO
+        self.clock = SimClock(lambda: self.now, drift_ppm, offset_us)
+        self._host_deframer = codec.Deframer()
+        self.levels = [False] * n_buttons
+        self.core = Core(self, n_buttons, n_leds=0, boot_id=rng.getrandbits(32), debounce_us=0)
+        self.truth: dict[tuple[str, int], int] = {}
+        self.delivered: list[tuple[int, int, float]] = []  # (true ns, stamp ns, stated us)
+        self._counts: dict[str, int] = defaultdict(int)
+        self._seen: dict[str, int] = defaultdict(int)
+        self.session = BridgeSession(
+            {f"p{b}": b for b in range(n_buttons)},
+            self._host_send,
+            self._on_edge,
+            notify=lambda _m: None,
+            timing=BridgeTiming(ping_interval_s=ping_interval_s),
+        )
+
+    def at(self, t: int, action: Callable[[], None]) -> None:
+        self._order += 1
+        heapq.heappush(self._queue, (t, self._order, action))
+
+    def _arrival(self, way: str) -> int:
+        self._last[way] = max(self._last[way], self.now + self.delay(self.rng))
+        return self._last[way]
+
+    # the core's HAL
+    def ticks_us(self) -> int:
+        return self.clock.ticks_us()
+
+    def write(self, frame: bytes) -> None:
+        self.at(self._arrival("down"), lambda: self._to_host(frame))
+
+    def led(self, index: int, on: bool) -> None:
+        pass
+
+    def buzz(self, on: bool, freq_hz: int) -> None:
+        pass
+
+    def level(self, button: int) -> bool:
+        return self.levels[button]
+
+    # the host's side
+    def _host_send(self, mtype: int, fields: tuple[int, ...], tail: bytes) -> int:
+        frame = codec.encode_frame(codec.pack(mtype, 0, fields, tail))
+        self.at(self._arrival("up"), lambda: self.core.feed(frame))
+        return self.now
+
+    def _to_host(self, frame: bytes) -> None:
+        for payload in self._host_deframer.feed(frame):
+            mtype, seq, fields, tail = codec.unpack(payload)
+            self.session.receive(mtype, seq, fields, tail, self.now)
+
+    def _on_edge(self, edge: Any) -> None:
+        k = self._seen[edge.player]
+        self._seen[edge.player] += 1
+        true_ns = self.truth.pop((edge.player, k))
+        self.delivered.append((true_ns, edge.stamp_ns, self.session.clock.uncertainty_us()))
+
+    def press(self, button: int) -> None:
+        player = f"p{button}"
+        down = not self.levels[button]
+        self.levels[button] = down
+        self.truth[(player, self._counts[player])] = self.now
+        self._counts[player] += 1
+        self.core.edge(button, down, self.clock.ticks_us())
+
+    def run(self, end: int, presses_per_s: float) -> None:
+        """Ticks every 20 ms (the transport's read timeout) and random presses until ``end``."""
+
+        def tick() -> None:
+            self.session.tick(self.now)
+            self.core.poll()
+            if self.now < end:
+                self.at(self.now + 20_000_000, tick)
+
+        def press() -> None:
+            self.press(self.rng.randrange(len(self.levels)))
+            if self.now < end:
+                self.at(self.now + int(self.rng.expovariate(presses_per_s) * 1e9) + 1, press)
+
+        self.session.link_up(self.now)
+        self.at(self.now, tick)
+        self.at(self.now + int(self.rng.expovariate(presses_per_s) * 1e9), press)
+        while self._queue:
+            t, _, action = heapq.heappop(self._queue)
+            self.now = max(self.now, t)
+            action()
+
+
 def simulate_sync(
     drift_ppm: float = 50.0,
     duration_s: float = 1800.0,
@@ -352,112 +475,65 @@ def simulate_sync(
     run crosses the wrap; it runs ``drift_ppm`` fast. Errors are reported after
     ``warmup_s`` (the first seconds, before drift is fitted, carry a wider stated error).
     """
-    from firmware_bridge.host import BridgeSession
-
     rng = random.Random(seed)
-    now = [10**12]  # virtual host ns
-    queue: list[tuple[int, int, Callable[[], None]]] = []
-    order = [0]
-
-    def at(t: int, action: Callable[[], None]) -> None:
-        order[0] += 1
-        heapq.heappush(queue, (t, order[0], action))
-
-    clock = SimClock(lambda: now[0], drift_ppm, offset_us)
-    host_deframer = codec.Deframer()
-    last = {"up": 0, "down": 0}  # a serial link never reorders: each way is a FIFO
-
-    def arrival(way: str) -> int:
-        last[way] = max(last[way], now[0] + delay(rng))
-        return last[way]
-
-    class Hal:
-        levels = [False] * n_buttons
-
-        def ticks_us(self) -> int:
-            return clock.ticks_us()
-
-        def write(self, frame: bytes) -> None:
-            at(arrival("down"), lambda: to_host(frame))
-
-        def led(self, index: int, on: bool) -> None:
-            pass
-
-        def buzz(self, on: bool, freq_hz: int) -> None:
-            pass
-
-        def level(self, button: int) -> bool:
-            return self.levels[button]
-
-    hal = Hal()
-    core = Core(hal, n_buttons, n_leds=0, boot_id=rng.getrandbits(32), debounce_us=0)
-    players = {f"p{b}": b for b in range(n_buttons)}
-    truth: dict[tuple[str, int], int] = {}
-    counts: dict[str, int] = defaultdict(int)
-    errors_us: list[float] = []
-    stated: list[float] = []
-    edges_seen: dict[str, int] = defaultdict(int)
-
-    def on_edge(edge: Any) -> None:
-        k = edges_seen[edge.player]
-        edges_seen[edge.player] += 1
-        true_ns = truth.pop((edge.player, k))
-        if true_ns >= start + warmup_s * 1e9:
-            errors_us.append((edge.stamp_ns - true_ns) / 1000)
-            stated.append(session.clock.uncertainty_us())
-
-    def host_send(mtype: int, fields: tuple[int, ...], tail: bytes) -> int:
-        frame = codec.encode_frame(codec.pack(mtype, 0, fields, tail))
-        at(arrival("up"), lambda: core.feed(frame))
-        return now[0]
-
-    def to_host(frame: bytes) -> None:
-        for payload in host_deframer.feed(frame):
-            mtype, seq, fields, tail = codec.unpack(payload)
-            session.receive(mtype, seq, fields, tail, now[0])
-
-    session = BridgeSession(
-        players, host_send, on_edge, notify=lambda _m: None, ping_interval_s=ping_interval_s
-    )
-    start = now[0]
+    table = _VirtualTable(drift_ppm, offset_us, ping_interval_s, n_buttons, rng, delay)
+    start = table.now
     end = start + int(duration_s * 1e9)
-
-    def tick() -> None:
-        session.tick(now[0])
-        core.poll()
-        if now[0] < end:
-            at(now[0] + 20_000_000, tick)  # the transport's read timeout
-
-    def press() -> None:
-        b = rng.randrange(n_buttons)
-        player = f"p{b}"
-        down = not hal.levels[b]
-        hal.levels[b] = down
-        truth[(player, counts[player])] = now[0]
-        counts[player] += 1
-        core.edge(b, down, clock.ticks_us())
-        if now[0] < end:
-            at(now[0] + int(rng.expovariate(presses_per_s) * 1e9) + 1, press)
-
-    session.link_up(now[0])
-    at(now[0], tick)
-    at(now[0] + int(rng.expovariate(presses_per_s) * 1e9), press)
-    while queue:
-        t, _, action = heapq.heappop(queue)
-        now[0] = max(now[0], t)
-        action()
-    abs_errors = sorted(abs(e) for e in errors_us)
-    wraps = (clock.mcu_us(end) >> codec.TICKS_BITS) - (offset_us >> codec.TICKS_BITS)
+    table.run(end, presses_per_s)
+    after = start + warmup_s * 1e9
+    kept = [(stamp - true) / 1000 for true, stamp, _ in table.delivered if true >= after]
+    stated = [u for true, _, u in table.delivered if true >= after]
+    abs_errors = sorted(abs(e) for e in kept)
+    wraps = (table.clock.mcu_us(end) >> codec.TICKS_BITS) - (offset_us >> codec.TICKS_BITS)
     return {
         "drift_ppm": drift_ppm,
         "duration_s": duration_s,
-        "edges": len(errors_us),
+        "edges": len(kept),
         "max_us": round(abs_errors[-1], 1) if abs_errors else 0.0,
         "p99_us": round(abs_errors[int(0.99 * (len(abs_errors) - 1))], 1) if abs_errors else 0.0,
-        "mean_us": round(statistics.fmean(errors_us), 2) if errors_us else 0.0,
+        "mean_us": round(statistics.fmean(kept), 2) if kept else 0.0,
         "stated_uncertainty_us": round(max(stated), 1) if stated else 0.0,
-        "outside_stated": sum(abs(e) > u for e, u in zip(errors_us, stated, strict=True)),
-        "fitted_drift_ppm": round(session.clock.drift_ppm, 2),
+        "outside_stated": sum(abs(e) > u for e, u in zip(kept, stated, strict=True)),
+        "fitted_drift_ppm": round(table.session.clock.drift_ppm, 2),
         "ticks_wraps": wraps,
-        "lost": session.counters()["event_gaps"],
+        "lost": table.session.counters()["event_gaps"],
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m firmware_bridge.sim``: a simulated Pico on a pty until Enter or Ctrl-C."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m firmware_bridge.sim",
+        description="A simulated Pico bridge on a pty, running the firmware's own core.",
+    )
+    parser.add_argument("--buttons", type=int, default=4)
+    parser.add_argument("--link", help="a symlink that follows the pty (like the udev name)")
+    parser.add_argument("--drift-ppm", type=float, default=0.0)
+    parser.add_argument(
+        "--micropython",
+        action="store_true",
+        help="run the core in a MicroPython process (the micropython command)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        device = SimDevice(
+            args.buttons, link=args.link, drift_ppm=args.drift_ppm, micropython=args.micropython
+        ).start()
+    except (OSError, BridgeDeviceError) as exc:
+        print(f"firmware_bridge.sim: {exc}", file=sys.stderr)
+        return 2
+    interpreter = "MicroPython" if args.micropython else "CPython"
+    print(f"simulated Pico ({interpreter} core) on {device.port}; Enter stops it", flush=True)
+    try:
+        sys.stdin.readline()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        device.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -30,8 +30,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from companion.errors import HardwareError
 from firmware_bridge import codec
+from firmware_bridge.errors import BridgeDeviceError
+from firmware_bridge.link import BridgeTiming
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ def find_port(port: str = "auto") -> str:
         p.device for p in list_ports.comports() if (p.vid, p.pid) == (BRIDGE_VID, BRIDGE_PID)
     )
     if not found:
-        raise HardwareError(
+        raise BridgeDeviceError(
             f"no Pico bridge found: no {UDEV_LINK} and no USB serial port "
             f"{BRIDGE_VID:04x}:{BRIDGE_PID:04x} (is it plugged in, running MicroPython?)"
         )
@@ -93,7 +94,7 @@ def open_serial(port: str, read_timeout_s: float = 0.02) -> SerialPort:
         ser.rts = True
         ser.open()
     except (serial.SerialException, OSError, ValueError) as exc:
-        raise HardwareError(f"bridge port {name}: {' '.join(str(exc).split())}") from exc
+        raise BridgeDeviceError(f"bridge port {name}: {' '.join(str(exc).split())}") from exc
     port_obj: SerialPort = ser
     return port_obj
 
@@ -162,24 +163,21 @@ class Transport:
         *,
         now_ns: Callable[[], int] = time.monotonic_ns,
         opener: Callable[[str], SerialPort] = open_serial,
-        rto_s: float = 0.05,
-        max_attempts: int = 6,
-        backoff_min_s: float = 0.05,
-        backoff_max_s: float = 2.0,
-        max_queue: int = 64,
+        timing: BridgeTiming | None = None,
         name: str = "bridge",
     ) -> None:
+        timing = timing or BridgeTiming()
         self.port = port
         self._on_frame = on_frame
         self._on_link = on_link
         self._on_tick = on_tick
         self._now = now_ns
         self._opener = opener
-        self._rto_ns = int(rto_s * 1e9)
-        self._max_attempts = max_attempts
-        self._backoff_min = backoff_min_s
-        self._backoff_max = backoff_max_s
-        self._max_queue = max_queue
+        self._rto_ns = int(timing.rto_s * 1e9)
+        self._max_attempts = timing.max_attempts
+        self._backoff_min = timing.backoff_min_s
+        self._backoff_max = timing.backoff_max_s
+        self._max_queue = timing.max_queue
         self.name = name
         self.stats = LinkStats()
         self.deframer = codec.Deframer()

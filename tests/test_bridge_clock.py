@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from companion.errors import HardwareError
 from firmware_bridge.clock import ClockModel
+from firmware_bridge.errors import BridgeDeviceError
 from firmware_bridge.sim import SimClock, simulate_sync
 
 
@@ -50,7 +50,7 @@ def test_the_error_bar_holds_from_the_first_second() -> None:
 def test_not_synced_yet() -> None:
     model = ClockModel()
     assert not model.synced and math.isinf(model.uncertainty_us())
-    with pytest.raises(HardwareError):
+    with pytest.raises(BridgeDeviceError):
         model.to_host_ns(5)
 
 

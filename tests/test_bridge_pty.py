@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 from serial.tools import list_ports, list_ports_common
 
-from companion.errors import HardwareError
-from companion.signals import ButtonEdge, TimingClass
 from firmware_bridge import codec, transport
-from firmware_bridge.host import BridgeClient, CardRead
+from firmware_bridge.errors import BridgeDeviceError
+from firmware_bridge.events import BridgeEdge, CardRead
+from firmware_bridge.host import BridgeClient
+from firmware_bridge.link import BridgeTiming
+from firmware_bridge.mprun import INSTALL_HINT, find_micropython
 from firmware_bridge.sim import TICKS_MASK, SimDevice
 
 PLAYERS = {"ann": 0, "bob": 1, "cat": 2, "dan": 3}
@@ -35,27 +37,42 @@ def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
     return condition()
 
 
+@pytest.fixture(params=["cpython", "micropython"])
+def interpreter(request: pytest.FixtureRequest) -> str:
+    """Every pty test twice: the simulated Pico's core in CPython, and in MicroPython."""
+    if request.param == "micropython" and find_micropython() is None:
+        pytest.skip(f"no MicroPython interpreter here: {INSTALL_HINT}")
+    return str(request.param)
+
+
 class Table:
     """A simulated Pico and the client on it, with what reached the sinks."""
 
-    def __init__(self, tmp_path: Path, **sim_options: Any) -> None:
-        self.sim = SimDevice(4, link=tmp_path / "companion-bridge", seed=11, **sim_options)
+    def __init__(self, tmp_path: Path, interpreter: str = "cpython", **sim_options: Any) -> None:
+        self.sim = SimDevice(
+            4,
+            link=tmp_path / "companion-bridge",
+            seed=11,
+            micropython=interpreter == "micropython",
+            **sim_options,
+        )
         self.sim.start()
-        self.edges: list[ButtonEdge] = []
+        self.edges: list[BridgeEdge] = []
         self.cards: list[CardRead] = []
         self.messages: list[str] = []
         self.client: BridgeClient | None = None
 
-    def connect(self, port: str | None = None, **options: Any) -> BridgeClient:
-        options.setdefault("connect_timeout_s", 5.0)
-        options.setdefault("backoff_max_s", 0.1)
+    def connect(self, port: str | None = None, **knobs: Any) -> BridgeClient:
+        """Connect with the default timing but a quick reconnect (and ``knobs``)."""
+        knobs.setdefault("connect_timeout_s", 5.0)
+        knobs.setdefault("backoff_max_s", 0.1)
         self.client = BridgeClient(
             PLAYERS,
             self.edges.append,
             port or self.sim.port,
             on_card=self.cards.append,
             notify=self.messages.append,
-            **options,
+            timing=BridgeTiming(**knobs),
         )
         return self.client
 
@@ -69,18 +86,18 @@ class Table:
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[Table]:
-    t = Table(tmp_path)
+def table(tmp_path: Path, interpreter: str) -> Iterator[Table]:
+    t = Table(tmp_path, interpreter)
     yield t
     t.close()
 
 
 @pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
+def make_table(tmp_path: Path, interpreter: str) -> Iterator[Callable[..., Table]]:
     made: list[Table] = []
 
     def make(**options: Any) -> Table:
-        made.append(Table(tmp_path, **options))
+        made.append(Table(tmp_path, interpreter, **options))
         return made[-1]
 
     yield make
@@ -104,15 +121,15 @@ def link_counter(table: Table, name: str) -> int:
 def test_presses_become_edges_on_the_host_timeline(make_table: Callable[..., Table]) -> None:
     table = make_table(drift_ppm=50.0, offset_us=TICKS_MASK - 300_000)  # wraps in 0.3 s
     client = table.connect()
-    info = client.info
-    assert info.name == "bridge" and info.timing is TimingClass.MCU_TIMER
-    assert info.uncertainty_us > 100 and "sim-1.0.0" in info.detail
+    accuracy = client.accuracy
+    assert accuracy.source == "bridge" and accuracy.synced
+    assert accuracy.uncertainty_us > 100 and "sim-1.0.0" in accuracy.detail
     truths = []
     for i in range(12):
         truths.append((list(PLAYERS)[i % 4], i % 8 < 4, table.press(i % 4, i % 8 < 4)))
         time.sleep(0.05)  # the run crosses the Pico's 2**30 us wrap
     assert wait_for(lambda: len(table.edges) == 12)
-    bound_ns = client.info.uncertainty_us * 1000
+    bound_ns = client.accuracy.uncertainty_us * 1000
     for n, (edge, (player, pressed, true_ns)) in enumerate(zip(table.edges, truths, strict=True)):
         assert (edge.player, edge.pressed, edge.source, edge.seq) == (player, pressed, "bridge", n)
         assert abs(edge.stamp_ns - true_ns) <= bound_ns
@@ -127,7 +144,7 @@ def test_held_buttons_and_card_reads(table: Table) -> None:
     assert wait_for(lambda: len(table.cards) == 1)
     card = table.cards[0]
     assert (card.reader, card.uid) == (0, "04A1B2C3D4E580")
-    assert abs(card.stamp_ns - at) <= client.info.uncertainty_us * 1000
+    assert abs(card.stamp_ns - at) <= client.accuracy.uncertainty_us * 1000
 
 
 def test_card_reads_feed_a_tag_reader_through_the_hook(table: Table) -> None:
@@ -152,9 +169,9 @@ def test_card_reads_feed_a_tag_reader_through_the_hook(table: Table) -> None:
 
 
 def test_a_failing_sink_does_not_stop_the_reader(table: Table) -> None:
-    calls: list[ButtonEdge] = []
+    calls: list[BridgeEdge] = []
 
-    def sink(edge: ButtonEdge) -> None:
+    def sink(edge: BridgeEdge) -> None:
         calls.append(edge)
         raise RuntimeError("sink bug")
 
@@ -171,7 +188,7 @@ def test_a_failing_sink_does_not_stop_the_reader(table: Table) -> None:
 
 def test_another_protocol_major_is_refused_naming_both(make_table: Callable[..., Table]) -> None:
     table = make_table(proto_major=codec.PROTO_MAJOR + 1)
-    with pytest.raises(HardwareError) as info:
+    with pytest.raises(BridgeDeviceError) as info:
         table.connect(connect_timeout_s=3.0)
     message = str(info.value)
     assert f"{codec.PROTO_MAJOR + 1}.{codec.PROTO_MINOR}" in message
@@ -179,15 +196,25 @@ def test_another_protocol_major_is_refused_naming_both(make_table: Callable[...,
 
 
 def test_no_bridge_is_a_hardware_error(tmp_path: Path) -> None:
-    with pytest.raises(HardwareError, match="no bridge on"):
-        BridgeClient(PLAYERS, lambda e: None, str(tmp_path / "nothing"), connect_timeout_s=0.3)
+    with pytest.raises(BridgeDeviceError, match="no bridge on"):
+        BridgeClient(
+            PLAYERS,
+            lambda e: None,
+            str(tmp_path / "nothing"),
+            timing=BridgeTiming(connect_timeout_s=0.3),
+        )
 
 
 def test_a_port_that_answers_nothing_is_a_hardware_error(tmp_path: Path) -> None:
     master, slave = os.openpty()
     try:
-        with pytest.raises(HardwareError):
-            BridgeClient(PLAYERS, lambda e: None, os.ttyname(slave), connect_timeout_s=0.5)
+        with pytest.raises(BridgeDeviceError):
+            BridgeClient(
+                PLAYERS,
+                lambda e: None,
+                os.ttyname(slave),
+                timing=BridgeTiming(connect_timeout_s=0.5),
+            )
     finally:
         os.close(master)
         os.close(slave)
@@ -226,7 +253,7 @@ def test_auto_prefers_the_udev_link(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert transport.find_port("auto") == str(link)
     monkeypatch.setattr(transport, "UDEV_LINK", str(tmp_path / "none"))
     monkeypatch.setattr(list_ports, "comports", lambda include_links=False: [])
-    with pytest.raises(HardwareError, match="2e8a:0005"):
+    with pytest.raises(BridgeDeviceError, match="2e8a:0005"):
         transport.find_port("auto")
 
 
@@ -269,7 +296,7 @@ def test_a_rebooted_pico_starts_afresh(table: Table) -> None:
     assert wait_for(lambda: len(table.edges) == 2)
     assert client.session.identity is not None and client.session.identity.boot_id != boot
     assert session_counter(table, "restarts") == 1
-    assert abs(table.edges[1].stamp_ns - true_ns) <= client.info.uncertainty_us * 1000
+    assert abs(table.edges[1].stamp_ns - true_ns) <= client.accuracy.uncertainty_us * 1000
     assert any("restarted" in m for m in table.messages)
 
 

@@ -9,13 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from companion.errors import InputError
+from companion.cli import main
+from companion.errors import ConfigError, HardwareError, InputError
 from companion.games.chomp import Card, Mode, TwoPlayerEnd
 from companion.referee.daemon import Cards, RefereeDaemon
-from companion.signals import RevealStamp, TimingClass
+from companion.signals import ButtonEdge, RevealStamp, TimingClass
+from companion.tables.bridge_source import bridge_errors, open_bridge_presses
 from companion.tables.chomp.config import BridgeConfig, config_from_dict
 from companion.tables.chomp.demo import demo_config
 from companion.tables.chomp.session import ChompSession, open_chomp_session
+from firmware_bridge import codec
+from firmware_bridge.host import BridgeClient
+from firmware_bridge.link import BridgeTiming
 from firmware_bridge.sim import SimDevice
 
 PLAYERS = ("ann", "bob", "cat")
@@ -92,3 +97,51 @@ def test_a_round_refereed_on_bridge_buttons(tmp_path: Path, pico: SimDevice) -> 
         assert verdict.winner == "cat" and session.led_level("cat") > 0
     finally:
         session.close()
+
+
+# -- the adapter: the bridge's words into the table's ---------------------------------------
+
+
+def test_the_adapter_gives_button_edges_and_the_bridges_error_bar(pico: SimDevice) -> None:
+    edges: list[ButtonEdge] = []
+    presses = open_bridge_presses({"ann": 0, "bob": 1}, edges.append, pico.port, None)
+    try:
+        info = presses.info
+        accuracy = presses.client.accuracy
+        assert (info.name, info.timing) == ("bridge", TimingClass.MCU_TIMER)
+        assert info.uncertainty_us == accuracy.uncertainty_us and info.detail == accuracy.detail
+        true_ns = pico.press(1)
+        assert wait_for(lambda: presses.held() == ["bob"] and len(edges) == 1)
+        edge = edges[0]
+        assert type(edge) is ButtonEdge
+        assert (edge.player, edge.pressed, edge.source, edge.seq) == ("bob", True, "bridge", 0)
+        assert abs(edge.stamp_ns - true_ns) <= presses.info.uncertainty_us * 1000
+    finally:
+        presses.close()
+
+
+def test_no_pico_is_a_hardware_error_and_a_button_twice_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(HardwareError, match="no bridge on"):
+        with bridge_errors():
+            BridgeClient(
+                {"ann": 0}, lambda e: None, str(tmp_path / "none"), timing=BridgeTiming(0.2)
+            )
+    with pytest.raises(ConfigError, match="bridge.buttons: bridge: button 0 is given to both"):
+        open_bridge_presses({"ann": 0, "bob": 0}, lambda e: None, str(tmp_path / "none"), None)
+    with pytest.raises(InputError, match="cobs"), bridge_errors():
+        codec.decode_frame(b"\x05\x01")
+
+
+def test_a_missing_pico_at_the_table_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(
+        "[referee]\njournal = 'j.jsonl'\n"
+        f"[bridge]\nport = '{tmp_path / 'no-pico'}'\nbuttons = {{ ann = 0, bob = 1, cat = 2 }}\n"
+        "[[players]]\nname = 'ann'\n[[players]]\nname = 'bob'\n[[players]]\nname = 'cat'\n"
+    )
+    status = main(["referee", "--config", str(config), "--pin-factory", "mock"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and "no bridge on" in err and "Traceback" not in err

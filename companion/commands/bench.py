@@ -32,6 +32,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     bridge.add_argument("--frames", type=int, default=30_000)
     bridge.add_argument("--latency-trials", type=int, default=500)
     bridge.add_argument("--sync-seconds", type=float, default=1800.0)
+    bridge.add_argument(
+        "--micropython",
+        action="store_true",
+        help="run the simulated Pico's core in MicroPython (the micropython command)",
+    )
     bridge.add_argument("--seed", type=int, default=1)
     bridge.add_argument("--json", action="store_true", help="one JSON object")
     bridge.set_defaults(handler=run_bench_bridge)
@@ -71,9 +76,13 @@ def run_bench_referee(args: argparse.Namespace) -> int:
 
 
 def run_bench_bridge(args: argparse.Namespace) -> int:
+    from companion.tables.bridge_source import bridge_errors
     from firmware_bridge.bench import bench_bridge, format_bench_bridge
 
-    report = bench_bridge(args.frames, args.latency_trials, args.sync_seconds, args.seed)
+    with bridge_errors():
+        report = bench_bridge(
+            args.frames, args.latency_trials, args.sync_seconds, args.seed, args.micropython
+        )
     print(dump_json(report) if args.json else "\n".join(format_bench_bridge(report)))
     return 0
 

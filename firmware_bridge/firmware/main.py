@@ -196,12 +196,8 @@ def _start_pio(buttons):
     return machines
 
 
-def main():
-    global _r, _lost
-    buttons = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in BUTTON_PINS]
-    time.sleep_ms(5)
-    if buttons[MAINTENANCE_BUTTON].value() == 0:
-        return  # maintenance: leave the REPL to mpremote
+def _outputs():
+    """The LEDs and the buzzer (None without one), and the capability bits they give."""
     leds = [machine.Pin(n, machine.Pin.OUT, value=0) for n in LED_PINS]
     buzzer = None
     caps = codec.CAP_LEDS
@@ -212,6 +208,63 @@ def main():
             buzzer.duty_u16(0)
         else:
             buzzer = machine.Pin(BUZZER_PIN, machine.Pin.OUT, value=0)
+    return leds, buzzer, caps
+
+
+class Pio:
+    """The PIO stampers' bookkeeping: per button, waiting for a marker or for the count."""
+
+    def __init__(self, buttons):
+        self.machines = _start_pio(buttons)
+        self.phase = bytearray(len(buttons))  # 0 waiting for a marker, 1 for the count
+        self.down = bytearray(len(buttons))  # the next edge is a release
+        self.acked = array("I", [0] * len(buttons))
+        self.cycles_per_us = machine.freq() // 1_000_000
+
+    def drain(self, core):
+        for i in range(len(self.machines)):
+            sm = self.machines[i]
+            if self.phase[i] == 0 and sm.rx_fifo():
+                sm.get()  # the marker: acknowledge and read the clock, undisturbed
+                state = machine.disable_irq()
+                sm.put(0)
+                t = _ticks_us()
+                machine.enable_irq(state)
+                self.acked[i] = t
+                self.phase[i] = 1
+            if self.phase[i] == 1 and sm.rx_fifo():
+                loops = sm.get()
+                elapsed = (4 * loops + 8) // self.cycles_per_us + PIO_ACK_US
+                core.edge(i, not self.down[i], time.ticks_add(self.acked[i], -elapsed))
+                self.down[i] ^= 1
+                self.phase[i] = 0
+
+
+def _drain_ring(core):
+    """Edges the pin IRQs stamped, in order; then the count of those the ring dropped."""
+    global _r, _lost
+    while _r != _w:
+        t = _ring_t[_r]
+        e = _ring_e[_r]
+        _r = (_r + 1) & _MASK
+        b = e & 0x3F
+        if e & 0x80 and e & 0x40:  # both edges before the IRQ ran: the first counts
+            pressed = not core.is_down(b)
+        elif e & 0xC0:
+            pressed = bool(e & 0x80)
+        else:
+            pressed = core.hal.level(b)
+        core.edge(b, pressed, t)
+    if _lost:
+        state = machine.disable_irq()
+        lost, _lost = _lost, 0
+        machine.enable_irq(state)
+        core.lost(lost)
+
+
+def _setup(buttons):
+    """The core on its hardware, and the PIO stampers (None when the pin IRQs stamp)."""
+    leds, buzzer, caps = _outputs()
     reader, reader_cap = _open_reader()
     caps |= reader_cap
     pio = STAMPER == "pio" and len(buttons) <= 8
@@ -227,17 +280,19 @@ def main():
         stamp_err_us=STAMP_ERR_PIO_US if pio else STAMP_ERR_IRQ_US,
         debounce_us=DEBOUNCE_US,
     )
-    machines = []
-    phase = bytearray(len(buttons))  # PIO: 0 waiting for a marker, 1 for the count
-    down = bytearray(len(buttons))  # PIO: the next edge is a release
-    acked = array("I", [0] * len(buttons))
-    cycles_per_us = machine.freq() // 1_000_000
     if pio:
-        machines = _start_pio(buttons)
-    else:
-        for i, pin in enumerate(buttons):
-            pin.irq(_make_isr(i), machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+        return core, reader, Pio(buttons)
+    for i, pin in enumerate(buttons):
+        pin.irq(_make_isr(i), machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+    return core, reader, None
 
+
+def main():
+    buttons = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in BUTTON_PINS]
+    time.sleep_ms(5)
+    if buttons[MAINTENANCE_BUTTON].value() == 0:
+        return  # maintenance: leave the REPL to mpremote
+    core, reader, pio = _setup(buttons)
     micropython.kbd_intr(-1)  # a 0x03 inside a frame is data, not Ctrl-C
     stdin = sys.stdin.buffer
     poller = select.poll()
@@ -250,39 +305,9 @@ def main():
         watchdog.feed()
         try:
             # 1. edges: from the IRQ ring, or from the PIO state machines
-            while _r != _w:
-                t = _ring_t[_r]
-                e = _ring_e[_r]
-                _r = (_r + 1) & _MASK
-                b = e & 0x3F
-                if e & 0x80 and e & 0x40:  # both edges before the IRQ ran: the first counts
-                    pressed = not core.is_down(b)
-                elif e & 0xC0:
-                    pressed = bool(e & 0x80)
-                else:
-                    pressed = core.hal.level(b)
-                core.edge(b, pressed, t)
-            if _lost:
-                state = machine.disable_irq()
-                lost, _lost = _lost, 0
-                machine.enable_irq(state)
-                core.lost(lost)
-            for i in range(len(machines)):
-                sm = machines[i]
-                if phase[i] == 0 and sm.rx_fifo():
-                    sm.get()  # the marker: acknowledge and read the clock, undisturbed
-                    state = machine.disable_irq()
-                    sm.put(0)
-                    t = _ticks_us()
-                    machine.enable_irq(state)
-                    acked[i] = t
-                    phase[i] = 1
-                if phase[i] == 1 and sm.rx_fifo():
-                    loops = sm.get()
-                    elapsed = (4 * loops + 8) // cycles_per_us + PIO_ACK_US
-                    core.edge(i, not down[i], time.ticks_add(acked[i], -elapsed))
-                    down[i] ^= 1
-                    phase[i] = 0
+            _drain_ring(core)
+            if pio is not None:
+                pio.drain(core)
             # 2. the host's bytes
             n = 0
             while n < len(inbox) and poller.poll(0):
