@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import struct
 from pathlib import Path
 
@@ -17,20 +16,6 @@ from firmware_bridge.messages import DECODERS, EdgeMsg, IdentifyMsg, decode
 from firmware_bridge.session import BridgeSession
 
 PACKAGE = Path(__file__).resolve().parent.parent / "firmware_bridge"
-
-
-def test_the_bridge_imports_nothing_from_companion() -> None:
-    """A library of its own: no module (imports inside functions included) names companion."""
-    offenders = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "companion"]
-    assert offenders == []
 
 
 def test_every_pico_message_has_a_decoder_with_one_name_per_field() -> None:

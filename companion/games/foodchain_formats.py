@@ -55,6 +55,39 @@ def _symbols(value: object, path: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _card_kind(item: object, here: str) -> tuple[CardKind, tuple[str, ...], tuple[str, ...]]:
+    """One card of a catalog, checked on its own, with the predator and prey names in the
+    order given (errors name ``prey[1]``); the names it refers to are checked after."""
+    c = data.obj(
+        item,
+        here,
+        required=("name",),
+        optional=("level", "points", "copies", "predators", "prey", "bonus"),
+    )
+    name = data.name(c["name"], data.at(here, "name"), "card name")
+    if not NAME_PATTERN.match(name):
+        raise data.fail(data.at(here, "name"), f"{name!r}: a name may not contain '#'")
+    copies = data.integer(c.get("copies", 1), data.at(here, "copies"), 1)
+    bonus = None
+    if "bonus" in c:
+        bonus = data.choice(c["bonus"], data.at(here, "bonus"), BONUS_NAMES, "bonus card")
+        for key in ("predators", "prey"):
+            if c.get(key):
+                raise data.fail(data.at(here, key), f"the {bonus} is a bonus card: it has no {key}")
+        level = _level(c["level"], data.at(here, "level")) if "level" in c else 0
+        points = data.integer(c.get("points", 0), data.at(here, "points"), 0)
+    else:
+        for key in ("level", "points"):
+            if key not in c:
+                raise data.fail(here, f"missing key {key!r}")
+        level = _level(c["level"], data.at(here, "level"))
+        points = data.integer(c["points"], data.at(here, "points"), 0)
+    predators = _symbols(c.get("predators", []), data.at(here, "predators"))
+    prey = _symbols(c.get("prey", []), data.at(here, "prey"))
+    kind = CardKind(name, level, points, copies, frozenset(predators), frozenset(prey), bonus)
+    return kind, predators, prey
+
+
 def catalog_from_dict(value: object) -> Catalog:
     """Read and check a catalog; every problem names its place (``cards[3].prey[1]``).
 
@@ -80,40 +113,11 @@ def catalog_from_dict(value: object) -> Catalog:
     links: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
     for i, item in enumerate(items):
         here = data.at("cards", i)
-        c = data.obj(
-            item,
-            here,
-            required=("name",),
-            optional=("level", "points", "copies", "predators", "prey", "bonus"),
-        )
-        name = data.name(c["name"], data.at(here, "name"), "card name")
-        if not NAME_PATTERN.match(name):
-            raise data.fail(data.at(here, "name"), f"{name!r}: a name may not contain '#'")
-        if any(k.name == name for k in kinds):
-            raise data.fail(data.at(here, "name"), f"{name!r} is listed twice")
-        copies = data.integer(c.get("copies", 1), data.at(here, "copies"), 1)
-        bonus = None
-        if "bonus" in c:
-            bonus = data.choice(c["bonus"], data.at(here, "bonus"), BONUS_NAMES, "bonus card")
-            for key in ("predators", "prey"):
-                if c.get(key):
-                    raise data.fail(
-                        data.at(here, key), f"the {bonus} is a bonus card: it has no {key}"
-                    )
-            level = _level(c["level"], data.at(here, "level")) if "level" in c else 0
-            points = data.integer(c.get("points", 0), data.at(here, "points"), 0)
-        else:
-            for key in ("level", "points"):
-                if key not in c:
-                    raise data.fail(here, f"missing key {key!r}")
-            level = _level(c["level"], data.at(here, "level"))
-            points = data.integer(c["points"], data.at(here, "points"), 0)
-        predators = _symbols(c.get("predators", []), data.at(here, "predators"))
-        prey = _symbols(c.get("prey", []), data.at(here, "prey"))
+        kind, predators, prey = _card_kind(item, here)
+        if any(k.name == kind.name for k in kinds):
+            raise data.fail(data.at(here, "name"), f"{kind.name!r} is listed twice")
         links.append((here, predators, prey))
-        kinds.append(
-            CardKind(name, level, points, copies, frozenset(predators), frozenset(prey), bonus)
-        )
+        kinds.append(kind)
     by_name = {k.name: k for k in kinds}
     for here, predators, prey in links:
         for key, names in (("predators", predators), ("prey", prey)):
