@@ -109,8 +109,10 @@ def test_referee_line_mode_plays_a_round_then_resumes_and_the_journal_audits(
     assert "Traceback" not in first.stderr
     entries = read_journal(journal).entries
     assert [e["type"] for e in entries] == ["start", "round", "reveal", "cards", "verdict"]
-    assert entries[2]["how"] == "countdown"
-    verdict = entries[-1]["verdict"]
+    reveal, last = entries[2], entries[-1]
+    assert reveal["type"] == "reveal" and reveal["how"] == "countdown"
+    assert last["type"] == "verdict"
+    verdict = last["verdict"]
     assert (verdict["outcome"], verdict["reason"]) == ("no_winner", "timeout")
 
     second = companion(tmp_path, *args, "--resume", stdin=INK_OUT_ROUND)

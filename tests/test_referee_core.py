@@ -21,7 +21,18 @@ US = 1_000
 MS = 1_000_000
 PLAYERS = ("ann", "bob", "cat")
 KERNEL = SourceInfo("gpio", TimingClass.KERNEL_EDGE, 20)
-SEAL_SHARK = {"ann": (Card.PLANKTON,), "bob": (Card.SEAL,), "cat": (Card.SHARK,)}
+SEAL_SHARK: dict[str, tuple[Card, ...]] = {
+    "ann": (Card.PLANKTON,),
+    "bob": (Card.SEAL,),
+    "cat": (Card.SHARK,),
+}
+
+
+def use_of(step: RefereeStep) -> str:
+    """What the referee made of the edge a step journalled first."""
+    entry = step.journal[0]
+    assert entry["type"] == "edge"
+    return entry["use"]
 
 
 def timing(**changes: float) -> Timing:
@@ -132,7 +143,7 @@ def test_bounce_within_lockout_is_ignored_and_the_first_stamp_kept() -> None:
     uses = []
     for i, dt in enumerate((100 * MS, 100 * MS + 80 * US, 100 * MS + 2 * MS, 100 * MS + 149 * MS)):
         edge = press("bob", t0 + dt, i) if i % 2 == 0 else release("bob", t0 + dt, i)
-        uses.append(ref.on_edge(edge, t0 + dt).journal[0]["use"])
+        uses.append(use_of(ref.on_edge(edge, t0 + dt)))
     assert uses == ["press", "release", "bounce", "release"]
     assert ref.round is not None and ref.round.presses == [("bob", t0 + 100 * MS)]
 
@@ -143,7 +154,7 @@ def test_stuck_button_is_flagged_ignored_and_freed_on_release() -> None:
     assert ref.next_deadline() == 2000 * MS
     step = ref.tick(2000 * MS)
     assert Cue(Signal.STUCK, "ann") in step.cues and ref.buttons["ann"].stuck
-    assert ref.on_edge(press("ann", 2500 * MS), 2500 * MS).journal[0]["use"] == "stuck"
+    assert use_of(ref.on_edge(press("ann", 2500 * MS), 2500 * MS)) == "stuck"
     step = ref.on_edge(release("ann", 3000 * MS), 3000 * MS)
     assert Cue(Signal.UNSTUCK, "ann") in step.cues and not ref.buttons["ann"].stuck
 
@@ -212,7 +223,7 @@ def test_c4_press_just_before_a_reveal_button_is_a_false_start() -> None:
 def test_press_between_rounds_is_journalled_but_not_counted() -> None:
     ref = referee()
     step = ref.on_edge(press("bob", 5 * MS), 5 * MS)
-    assert step.journal[0]["use"] == "between_rounds" and ref.round is None
+    assert use_of(step) == "between_rounds" and ref.round is None
 
 
 @pytest.mark.slow
@@ -354,5 +365,5 @@ def test_bounce_on_release_is_not_a_new_press() -> None:
     uses = []
     for i, (pressed, dt) in enumerate(((True, 0), (False, 400 * MS), (True, 400 * MS + 3 * MS))):
         edge = ButtonEdge("bob", pressed, t0 + 100 * MS + dt, "gpio", i)
-        uses.append(ref.on_edge(edge, edge.stamp_ns).journal[0]["use"])
+        uses.append(use_of(ref.on_edge(edge, edge.stamp_ns)))
     assert uses == ["press", "release", "bounce"]

@@ -92,6 +92,7 @@ def test_a_new_game_writes_a_start_entry(table_config: ChompConfig, opener: Open
     entries = read_journal(table_config.journal).entries
     assert [e["type"] for e in entries] == ["start"]
     start = entries[0]
+    assert start["type"] == "start"
     assert start["players"] == list(PLAYERS) and start["deal"] == dict.fromkeys(PLAYERS, 16)
     assert [s["timing"] for s in start["sources"]] == [str(TimingClass.MOCK)]
     assert session.messages == []
