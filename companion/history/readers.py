@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from companion import data
+from companion import data, files
 from companion.errors import InputError, RuleError
 from companion.games import (
     dino,
@@ -36,27 +36,11 @@ def file_date(path: Path) -> str:
 
 
 def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8").removeprefix("\N{BYTE ORDER MARK}")
-    except FileNotFoundError:
-        raise InputError("", "no such file", str(path)) from None
-    except IsADirectoryError:
-        raise InputError("", "is a directory, not a file", str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"byte {exc.start}", "not UTF-8 text", str(path)) from None
-    except OSError as exc:
-        raise InputError("", exc.strerror or str(exc), str(path)) from None
+    """A file's text, read as every command reads one (a byte order mark is dropped)."""
+    return files.read_text(str(path)).removeprefix("\N{BYTE ORDER MARK}")
 
 
-def _json(text: str, source: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"line {exc.lineno} column {exc.colno}", f"not JSON: {exc.msg}", source
-        ) from None
-    except RecursionError:
-        raise InputError("", "nested too deeply to be a companion file", source) from None
+_json = files.parse_json
 
 
 def _is_journal(text: str) -> bool:
