@@ -26,7 +26,7 @@ from companion.games.getbit import (
     replay,
 )
 from companion.games.getbit_formats import replay_from_dict, state_from_dict
-from companion.tables.getbit.text import round_lines, table_lines
+from companion.games.getbit_text import round_lines, table_lines
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
 MAX_ROUNDS = 1 + 6 * START_LIMBS * HALVES_PER_LIMB  # every round after the first bites

@@ -24,7 +24,7 @@ from companion.games.getbit import (
     replay,
 )
 from companion.games.getbit_formats import replay_from_dict, state_from_dict
-from companion.tables.getbit.text import round_lines, table_lines
+from companion.games.getbit_text import round_lines, table_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 FOUR = {r: r for r in ("john", "anne", "beth", "ted")}

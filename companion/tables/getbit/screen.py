@@ -14,11 +14,11 @@ import threading
 from typing import Any, TextIO
 
 from companion.errors import HardwareError
+from companion.games.getbit_text import next_lines, table_lines
 from companion.tables import shell
 from companion.tables.getbit.entry import parse_cards
 from companion.tables.getbit.table import GetBitTable
 from companion.tables.getbit.tags import TableEvent, TagLine
-from companion.tables.getbit.text import next_lines, table_lines
 
 LINE_HELP = (
     "cards: '4 1 4 5' or '4145' in the order asked, or 'ted=5 anne=1 ...'; "

@@ -11,11 +11,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 from companion.games.getbit import PlayError, RoundResult
+from companion.games.getbit_text import round_lines
 from companion.tables.getbit.entry import Entry, entry_order, refusal_text
 from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame
 from companion.tables.getbit.tags import TableEvent, TableTags, TagCards, TagPrompt
-from companion.tables.getbit.text import round_lines
 
 
 @dataclass
