@@ -10,6 +10,7 @@ Nothing here touches gpiozero: reading a config never opens a pin.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -167,3 +168,21 @@ class PinClaims:
     def buzzer(self, buzzer: BuzzerConfig, path: str) -> BuzzerConfig:
         self.claim(buzzer.pin, data.at(path, "pin"))
         return buzzer
+
+    def table_outputs(
+        self, raw: Mapping[str, object], where: str = ""
+    ) -> tuple[BuzzerConfig | None, LedConfig | None]:
+        """The optional ``buzzer`` and ``status_led`` keys a table's config may have (under
+        ``where``, e.g. ``getbit``), read and their pins claimed."""
+        buzzer_at, status_at = data.at(where, "buzzer"), data.at(where, "status_led")
+        buzzer = (
+            self.buzzer(parse_buzzer(raw["buzzer"], buzzer_at), buzzer_at)
+            if "buzzer" in raw
+            else None
+        )
+        status = (
+            self.led(parse_led(raw["status_led"], status_at), status_at)
+            if "status_led" in raw
+            else None
+        )
+        return buzzer, status

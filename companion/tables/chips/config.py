@@ -13,7 +13,6 @@ from companion.devices.wiring import (
     BuzzerConfig,
     LedConfig,
     PinClaims,
-    parse_buzzer,
     parse_led,
     parse_pin_factory,
 )
@@ -76,14 +75,7 @@ def config_from_dict(value: object) -> ChipsConfig:
         first = data.name(game["first"], "game.first", "player")
         if first not in players:
             raise data.fail("game.first", f"{first!r} is not one of the players")
-    buzzer = (
-        claims.buzzer(parse_buzzer(raw["buzzer"], "buzzer"), "buzzer") if "buzzer" in raw else None
-    )
-    status = (
-        claims.led(parse_led(raw["status_led"], "status_led"), "status_led")
-        if "status_led" in raw
-        else None
-    )
+    buzzer, status = claims.table_outputs(raw)
     factory = parse_pin_factory(gpio.get("pin_factory", "auto"), "gpio.pin_factory")
     return ChipsConfig(
         players,

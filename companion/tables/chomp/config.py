@@ -17,7 +17,6 @@ from companion.devices.wiring import (
     BuzzerConfig,
     LedConfig,
     PinClaims,
-    parse_buzzer,
     parse_led,
     parse_pin,
     parse_pin_factory,
@@ -221,14 +220,7 @@ def config_from_dict(raw_value: object) -> ChompConfig:
     if not low <= len(players) <= high:
         wanted = f"{low}" if low == high else f"{low} or more"
         raise data.fail("players", f"{mode} is played by {wanted} players, not {len(players)}")
-    buzzer = (
-        claims.buzzer(parse_buzzer(raw["buzzer"], "buzzer"), "buzzer") if "buzzer" in raw else None
-    )
-    status = (
-        claims.led(parse_led(raw["status_led"], "status_led"), "status_led")
-        if "status_led" in raw
-        else None
-    )
+    buzzer, status = claims.table_outputs(raw)
     reveal_button = None
     if "reveal_button" in raw:
         rb = data.obj(raw["reveal_button"], "reveal_button", required=("pin",))

@@ -15,7 +15,6 @@ from companion.devices.wiring import (
     BuzzerConfig,
     LedConfig,
     PinClaims,
-    parse_buzzer,
     parse_led,
     parse_pin,
     parse_pin_factory,
@@ -62,9 +61,7 @@ def table_config_from_dict(value: object) -> GetBitConfig:
         if "led" in r:
             led = claims.led(parse_led(r["led"], data.at(here, "led")), data.at(here, "led"))
         robots.append(RobotConfig(name, player, led))
-    buzzer = None
-    if "buzzer" in raw:
-        buzzer = claims.buzzer(parse_buzzer(raw["buzzer"], "getbit.buzzer"), "getbit.buzzer")
+    buzzer, _ = claims.table_outputs(raw, "getbit")
     lock_in: dict[str, int] = {}
     players = {r.player for r in robots}
     for player, pin_value in data.mapping(raw.get("lock_in", {}), "getbit.lock_in").items():
