@@ -64,7 +64,7 @@ def _layer(module: str) -> str:
     return parts[1]
 
 
-FOUNDATION = {"errors", "data", "files", "figures"}
+FOUNDATION = {"errors", "data", "files", "figures", "svg"}
 # Which layers each layer may import (besides itself and the standard library).
 ALLOWED: dict[str, set[str]] = {
     "firmware_bridge": set(),
@@ -72,6 +72,7 @@ ALLOWED: dict[str, set[str]] = {
     "data": {"errors"},
     "files": {"errors", "data"},
     "figures": set(),
+    "svg": set(),
     "games": FOUNDATION,
     "signals": set(),
     "referee": FOUNDATION | {"games", "signals"},

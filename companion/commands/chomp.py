@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion.errors import InputError
 from companion.files import dump_json, read_json, source_name
 from companion.games.chomp_formats import judge_request_from_dict, replay_from_dict
 from companion.games.chomp_text import details, does, headline, names, table
+
+if TYPE_CHECKING:
+    from companion.referee.audit import AuditedRound
 
 T = TypeVar("T")
 
@@ -47,6 +51,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     audit.add_argument("journal", metavar="JOURNAL", help="the referee's .jsonl journal")
     audit.add_argument("--round", type=int, metavar="N", help="show only round N")
     audit.add_argument("--json", action="store_true", help="print the audit as JSON")
+    audit.add_argument(
+        "--svg",
+        metavar="PATH",
+        help="also draw each round's picture (presses on a time axis from the reveal): "
+        "a file with --round, else a folder that gets round-N.svg per round",
+    )
     audit.set_defaults(handler=run_audit)
 
 
@@ -104,6 +114,22 @@ def _us(value: int) -> str:
     return f"{value / 1000:+.3f} ms"
 
 
+def _draw_rounds(
+    rounds: list[AuditedRound], sources: list[Any], target: Path, one: int | None
+) -> None:
+    """Each round's picture: to ``target`` itself for one round, else into it as a folder."""
+    from companion.referee.picture import round_svg
+
+    try:
+        if one is None:
+            target.mkdir(parents=True, exist_ok=True)
+        for r in rounds:
+            path = target if one is not None else target / f"round-{r.n}.svg"
+            path.write_text(round_svg(r, sources), encoding="utf-8")
+    except OSError as exc:
+        raise InputError("--svg", f"cannot write: {exc.strerror or exc}", str(target)) from None
+
+
 def run_audit(args: argparse.Namespace) -> int:
     """Exit 0 when every verdict in the journal is what the rules give, 1 otherwise."""
     import sys
@@ -122,6 +148,8 @@ def run_audit(args: argparse.Namespace) -> int:
                 "--round", f"no decided round {args.round} in the journal", args.journal
             )
     disagree = [r.n for r in rounds if not r.agrees]
+    if args.svg:
+        _draw_rounds(rounds, contents.start.get("sources", []), Path(args.svg), args.round)
     if args.json:
         start = contents.start
         print(

@@ -16,74 +16,12 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Sequence
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import quoteattr
 
+from companion import svg
 from companion.errors import InputError
 from companion.history.stats import reaction_times_us, spread
 from companion.history.store import find_player, game_rounds, get_game
-
-COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666")
-WIDTH, HEIGHT = 640, 360
-LEFT, RIGHT, TOP, BOTTOM = 60, 20, 40, 50
-
-
-def _svg(title: str, body: Sequence[str]) -> str:
-    head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}"'
-        f' viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">'
-    )
-    return "\n".join(
-        [
-            head,
-            f"<title>{escape(title)}</title>",
-            f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
-            _text(WIDTH / 2, 22, title, extra=' font-size="15"'),
-            *body,
-            "</svg>",
-            "",
-        ]
-    )
-
-
-def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(text)}</text>'
-
-
-def _axes(y_label: str, ticks: Sequence[tuple[float, str]], x_label: str) -> list[str]:
-    """The frame, the y ticks (already placed: pixel y, label) and both labels."""
-    bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
-    out = [
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="black"/>',
-        f'<line x1="{LEFT}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>',
-    ]
-    for y, label in ticks:
-        out.append(f'<line x1="{LEFT - 4}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#ddd"/>')
-        out.append(_text(LEFT - 6, y + 4, label, "end"))
-    out.append(
-        _text(
-            14,
-            (TOP + bottom) / 2,
-            y_label,
-            extra=f' transform="rotate(-90 14 {(TOP + bottom) / 2})"',
-        )
-    )
-    out.append(_text((LEFT + right) / 2, HEIGHT - 10, x_label))
-    return out
-
-
-def _scale(low: float, high: float) -> tuple[float, float, list[float]]:
-    """A rounded range and about five tick values covering [low, high]."""
-    if high <= low:
-        high = low + 1
-    raw = (high - low) / 5
-    step = next(s * 10**e for e in range(-3, 9) for s in (1, 2, 5) if s * 10**e >= raw)
-    start = (low // step) * step
-    ticks = []
-    value = start
-    while value <= high + step * 0.999:
-        ticks.append(value)
-        value += step
-    return ticks[0], ticks[-1], ticks
 
 
 def reaction_svg(conn: sqlite3.Connection, players: Sequence[str] = ()) -> str:
@@ -104,18 +42,18 @@ def reaction_svg(conn: sqlite3.Connection, players: Sequence[str] = ()) -> str:
     values = [v for _, vs in series for v in vs]
     if not values:
         raise InputError("", "no CHOMP! slaps in the history to plot")
-    low, high, ticks = _scale(min(values), max(values))
-    bottom = HEIGHT - BOTTOM
+    low, high, ticks = svg.nice_scale(min(values), max(values))
+    bottom = svg.HEIGHT - svg.BOTTOM
 
     def y(ms: float) -> float:
-        return bottom - (ms - low) / (high - low) * (bottom - TOP)
+        return bottom - (ms - low) / (high - low) * (bottom - svg.TOP)
 
-    body = _axes("reaction after the reveal (ms)", [(y(t), f"{t:g}") for t in ticks], "player")
-    column = (WIDTH - LEFT - RIGHT) / len(series)
+    body = svg.axes("reaction after the reveal (ms)", [(y(t), f"{t:g}") for t in ticks], "player")
+    column = (svg.WIDTH - svg.LEFT - svg.RIGHT) / len(series)
     rng = random.Random(0)  # the same jitter every time: the picture is reproducible
     for i, (name, vs) in enumerate(series):
-        centre = LEFT + column * (i + 0.5)
-        colour = COLOURS[i % len(COLOURS)]
+        centre = svg.LEFT + column * (i + 0.5)
+        colour = svg.COLOURS[i % len(svg.COLOURS)]
         figures = spread(vs)
         if figures is not None:
             top, foot = y(figures["p90"]), y(figures["p10"])
@@ -136,8 +74,8 @@ def reaction_svg(conn: sqlite3.Connection, players: Sequence[str] = ()) -> str:
                 f'<circle class="slap" cx="{centre + dx:.1f}" cy="{y(v):.1f}" r="2.5"'
                 f' fill={quoteattr(colour)} fill-opacity="0.6"/>'
             )
-        body.append(_text(centre, bottom + 16, f"{name} ({len(vs)})"))
-    return _svg("CHOMP! reaction time after the reveal", body)
+        body.append(svg.text(centre, bottom + 16, f"{name} ({len(vs)})"))
+    return svg.document("CHOMP! reaction time after the reveal", body)
 
 
 def form_svg(conn: sqlite3.Connection, player: str, kind: str | None = None, last: int = 5) -> str:
@@ -158,19 +96,19 @@ def form_svg(conn: sqlite3.Connection, player: str, kind: str | None = None, las
         1.0 if won else (0.0 if seats < 2 or rank is None else (seats - rank) / (seats - 1))
         for _, _, rank, won, seats in rows
     ]
-    bottom, span = HEIGHT - BOTTOM, WIDTH - LEFT - RIGHT
+    bottom, span = svg.HEIGHT - svg.BOTTOM, svg.WIDTH - svg.LEFT - svg.RIGHT
     step = span / max(len(rows), 1)
 
     def at(i: int, value: float) -> tuple[float, float]:
-        return LEFT + step * (i + 0.5), bottom - value * (bottom - TOP)
+        return svg.LEFT + step * (i + 0.5), bottom - value * (bottom - svg.TOP)
 
     ticks = [(at(0, v)[1], f"{v:.0%}") for v in (0, 0.25, 0.5, 0.75, 1)]
-    body = _axes("share of the table beaten", ticks, f"{len(rows)} games, oldest first")
+    body = svg.axes("share of the table beaten", ticks, f"{len(rows)} games, oldest first")
     kinds = sorted({k for _, k, *_ in rows})
     points = []
     for i, ((_, game_kind, *_), value) in enumerate(zip(rows, beaten, strict=True)):
         x, y = at(i, value)
-        colour = COLOURS[kinds.index(game_kind) % len(COLOURS)]
+        colour = svg.COLOURS[kinds.index(game_kind) % len(svg.COLOURS)]
         body.append(
             f'<circle class="game" cx="{x:.1f}" cy="{y:.1f}" r="4" fill={quoteattr(colour)}/>'
         )
@@ -181,10 +119,12 @@ def form_svg(conn: sqlite3.Connection, player: str, kind: str | None = None, las
         ' stroke="black" stroke-width="1.5"/>'
     )
     for j, k in enumerate(kinds):
-        colour = quoteattr(COLOURS[j % len(COLOURS)])
-        body.append(f'<circle cx="{LEFT + 10 + 110 * j}" cy="{TOP - 4}" r="4" fill={colour}/>')
-        body.append(_text(LEFT + 18 + 110 * j, TOP, k, "start"))
-    return _svg(f"{player}'s form (line: average of the last {last})", body)
+        colour = quoteattr(svg.COLOURS[j % len(svg.COLOURS)])
+        body.append(
+            f'<circle cx="{svg.LEFT + 10 + 110 * j}" cy="{svg.TOP - 4}" r="4" fill={colour}/>'
+        )
+        body.append(svg.text(svg.LEFT + 18 + 110 * j, svg.TOP, k, "start"))
+    return svg.document(f"{player}'s form (line: average of the last {last})", body)
 
 
 def counts_svg(conn: sqlite3.Connection, game_id: int) -> str:
@@ -202,21 +142,21 @@ def counts_svg(conn: sqlite3.Connection, game_id: int) -> str:
         n: [float(start.get(n, 0))] + [float(r["counts"].get(n, 0)) for r in rounds] for n in names
     }
     high = max(max(v) for v in series.values())
-    low, high, ticks = _scale(0, high)
-    bottom, span = HEIGHT - BOTTOM, WIDTH - LEFT - RIGHT
+    low, high, ticks = svg.nice_scale(0, high)
+    bottom, span = svg.HEIGHT - svg.BOTTOM, svg.WIDTH - svg.LEFT - svg.RIGHT
 
     def at(i: int, value: float) -> tuple[float, float]:
-        return LEFT + span * i / max(len(rounds), 1), bottom - (value - low) / (high - low) * (
-            bottom - TOP
+        return svg.LEFT + span * i / max(len(rounds), 1), bottom - (value - low) / (high - low) * (
+            bottom - svg.TOP
         )
 
     label = "limbs" if game.kind == "getbit" else "cards"
-    body = _axes(label, [(at(0, t)[1], f"{t:g}") for t in ticks], "round")
+    body = svg.axes(label, [(at(0, t)[1], f"{t:g}") for t in ticks], "round")
     every = max(1, len(rounds) // 8)
     for n in range(0, len(rounds) + 1, every):
-        body.append(_text(at(n, low)[0], HEIGHT - BOTTOM + 16, str(n)))
+        body.append(svg.text(at(n, low)[0], svg.HEIGHT - svg.BOTTOM + 16, str(n)))
     for i, name in enumerate(names):
-        colour = quoteattr(COLOURS[i % len(COLOURS)])
+        colour = quoteattr(svg.COLOURS[i % len(svg.COLOURS)])
         pts = [at(n, v) for n, v in enumerate(series[name])]
         body.append(
             f'<polyline class="player" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"'
@@ -224,5 +164,7 @@ def counts_svg(conn: sqlite3.Connection, game_id: int) -> str:
         )
         for x, y in pts[1:]:
             body.append(f'<circle class="count" cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill={colour}/>')
-        body.append(_text(LEFT + 10 + 100 * i, TOP - 2, name, "start", f" fill={colour}"))
-    return _svg(f"Game #{game_id}: {label} round by round", body)
+        body.append(
+            svg.text(svg.LEFT + 10 + 100 * i, svg.TOP - 2, name, "start", f" fill={colour}")
+        )
+    return svg.document(f"Game #{game_id}: {label} round by round", body)

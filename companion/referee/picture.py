@@ -1,0 +1,154 @@
+"""The picture of a decided round: every press on a time axis from the reveal.
+
+One row per seat; each press a mark at its stamp after the reveal, in microseconds (a
+press before the reveal sits left of the zero line: a false start); the tie window shaded
+from the first valid slap; bad chomps and presses that did not count marked as such; the
+winner's lead written beside the winning mark; and, under the axis, which clock stamped
+the presses and how finely. Drawn from an :class:`~companion.referee.audit.AuditedRound`,
+so the table's page and ``companion chomp audit --svg`` show the same picture, and any
+past round can be drawn again from its journal.
+
+Every mark has a class (``press``, ``winner``, ``tie``, ``bad``, ``ignored``, ``window``,
+``lead``) so a page's style sheet and the tests can find them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from xml.sax.saxutils import quoteattr
+
+from companion import svg
+from companion.games.chomp_text import headline
+from companion.referee.audit import AuditedRound, PressRow
+
+ROW_HEIGHT = 36
+MARK_CLASS = {"winner": "winner", "tie": "tie"}
+MARK_COLOUR = {
+    "winner": "#1b9e77",
+    "tie": "#e6ab02",
+    "bad": "#d62728",
+    "ignored": "#999999",
+    "press": "#333333",
+}
+
+
+def _kind(press: PressRow) -> str:
+    if press.status in MARK_CLASS:
+        return MARK_CLASS[press.status]
+    if press.status.startswith("bad chomp"):
+        return "bad"
+    if press.status.startswith(("not counted", "ignored")):
+        return "ignored"
+    return "press"
+
+
+def _span(presses: Sequence[PressRow], window_from: int | None, window_us: int) -> tuple[int, int]:
+    """The axis's range in microseconds: every press and the tie window in view, and the
+    reveal too unless it lies so far before them that the presses would crowd together."""
+    times = [p.t_us for p in presses]
+    if window_from is not None:
+        times += [window_from, window_from + window_us]
+    if not times:
+        return -1000, 1000
+    low, high = min(times), max(times)
+    if low > 0 and low <= 2 * max(high - low, 1):
+        low = 0
+    if high < 0:
+        high = 0
+    pad = max((high - low) // 10, 50)
+    return low - pad, high + pad
+
+
+def _mark(kind: str, x: float, y: float, press: PressRow) -> str:
+    colour = quoteattr(MARK_COLOUR[kind])
+    title = f"<title>{press.player} {press.t_us:+d} us: {press.status} [{press.source}]</title>"
+    if kind == "bad":
+        return (
+            f'<g class="bad">{title}'
+            f'<line x1="{x - 6:.1f}" y1="{y - 6:.1f}" x2="{x + 6:.1f}" y2="{y + 6:.1f}"'
+            f' stroke={colour} stroke-width="3"/>'
+            f'<line x1="{x - 6:.1f}" y1="{y + 6:.1f}" x2="{x + 6:.1f}" y2="{y - 6:.1f}"'
+            f' stroke={colour} stroke-width="3"/></g>'
+        )
+    fill = "white" if kind == "ignored" else MARK_COLOUR[kind]
+    return (
+        f'<circle class="{kind}" cx="{x:.1f}" cy="{y:.1f}" r="6" fill={quoteattr(fill)}'
+        f' stroke={colour} stroke-width="2">{title}</circle>'
+    )
+
+
+def round_svg(audited: AuditedRound, sources: Sequence[Mapping[str, object]] = ()) -> str:
+    """The round as a picture; ``sources`` are the journal's start entry's press sources."""
+    players = list(audited.cards) or sorted({p.player for p in audited.presses})
+    counted = [p for p in audited.presses if _kind(p) in ("winner", "tie")]
+    window_from = min((p.t_us for p in counted), default=None)
+    low, high = _span(audited.presses, window_from, audited.tie_window_us)
+    left, right = svg.LEFT + 40, svg.WIDTH - svg.RIGHT
+    top = svg.TOP + 20
+    bottom = top + ROW_HEIGHT * max(len(players), 1)
+
+    def x_of(t_us: int) -> float:
+        return left + (t_us - low) / (high - low) * (right - left)
+
+    body: list[str] = []
+    if window_from is not None:
+        x0, x1 = x_of(window_from), x_of(window_from + audited.tie_window_us)
+        body.append(
+            f'<rect class="window" x="{x0:.1f}" y="{top:.1f}" width="{max(x1 - x0, 1):.1f}"'
+            f' height="{bottom - top:.1f}" fill="#e6ab02" fill-opacity="0.18"/>'
+        )
+        label = f"tie window {audited.tie_window_us:,} us"
+        near_right = x0 > (left + right) / 2
+        body.append(
+            svg.text(
+                x1 - 3 if near_right else x0 + 3, top - 4, label, "end" if near_right else "start"
+            )
+        )
+    if low <= 0 <= high:
+        zero = x_of(0)
+        body.append(
+            f'<line class="reveal" x1="{zero:.1f}" y1="{top - 10:.1f}" x2="{zero:.1f}"'
+            f' y2="{bottom:.1f}" stroke="black" stroke-dasharray="4 3"/>'
+        )
+        body.append(svg.text(zero, top - 14, "reveal"))
+    else:
+        body.append(
+            svg.text(left, bottom + 30, f"<- the reveal was {low / 1000:,.1f} ms earlier", "start")
+        )
+    body.append(f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>')
+    _, _, ticks = svg.nice_scale(low, high)
+    for t in ticks:
+        if low <= t <= high:
+            body.append(svg.text(x_of(int(t)), bottom + 14, f"{t:+,.0f}"))
+    body.append(svg.text(right, bottom + 30, "microseconds after the reveal", "end"))
+    for row, player in enumerate(players):
+        y = top + ROW_HEIGHT * (row + 0.5)
+        body.append(svg.text(left - 8, y + 4, player, "end"))
+        body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#eeeeee"/>')
+        for press in (p for p in audited.presses if p.player == player):
+            kind = _kind(press)
+            body.append(_mark(kind, x_of(press.t_us), y, press))
+            if press.margin_us is not None:
+                body.append(
+                    svg.text(
+                        x_of(press.t_us),
+                        y - 10,
+                        f"first by {press.margin_us:,} us",
+                        extra=' class="lead" font-weight="bold"',
+                    )
+                )
+    clocks = "; ".join(
+        f"{s.get('name')} {s.get('timing')} ±{s.get('uncertainty_us')} us" for s in sources
+    )
+    body.append(svg.text(left, bottom + 48, f"stamped by: {clocks or 'unknown clock'}", "start"))
+    body.append(
+        svg.text(
+            left,
+            bottom + 64,
+            "filled: a slap that counted · hollow: did not count · cross: bad chomp",
+            "start",
+            ' fill="#555555"',
+        )
+    )
+    title = f"Round {audited.n}: {headline(audited.verdict)}"
+    return svg.document(title, body, height=int(bottom + 76))
