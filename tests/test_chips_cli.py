@@ -21,6 +21,7 @@ from companion.errors import InputError, RuleError
 from companion.games.chips import ChipsStep, ChipsTable
 from companion.signals import Cue, Signal
 from companion.tables.chips.config import config_from_dict
+from companion.tables.chips.screen import CommandLine
 from companion.tables.chips.session import ChipsHelper, status_text
 from companion.tables.chips.typed import execute
 
@@ -153,6 +154,23 @@ def test_helper_help_status_and_quit() -> None:
     assert "reveal mad 2" in (helper.command("help") or "")
     assert helper.command("status") == status_text(helper.table)
     assert helper.command("quit") is None and helper.command("") == ""
+
+
+def test_full_screen_keys_type_a_command_and_quit_asks_first() -> None:
+    line = CommandLine(ChipsHelper(started()))
+    for key in "5x":
+        assert line.key(key)
+    assert line.key("\x7f") and line.typed == "5"  # Backspace
+    assert line.key("\n") and line.helper.table.turn == "bob" and line.typed == ""
+    for key in "help\n":
+        line.key(key)
+    assert "reveal mad 2" in line.last  # a long reply stays on screen
+    for key in "quit\n":
+        line.key(key)
+    assert line.quit_armed and line.key("n") and not line.quit_armed  # not left yet
+    for key in "quit\n":
+        line.key(key)
+    assert not line.key("y")  # left
 
 
 # ---------------------------------------------------------------- the lights ------------

@@ -7,6 +7,7 @@ counts and, on a Pi, each player's LED. Curses goes through ``companion.tables.s
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from companion.tables import shell
@@ -32,46 +33,49 @@ def run_lines(helper: ChipsHelper, title: str, stream: TextIO, out: TextIO) -> N
         out.flush()
 
 
+@dataclass
+class CommandLine:
+    """What the full screen holds between keys: the line being typed, the last long
+    reply (help, status) and whether a quit waits for its yes."""
+
+    helper: ChipsHelper
+    typed: str = ""
+    last: str = ""
+    quit_armed: bool = False
+
+    def key(self, name: str) -> bool:
+        """One key (as :func:`shell.key_name` names it); False once the table is left."""
+        if self.quit_armed:
+            self.quit_armed = False
+            return name not in ("y", "Y")
+        if name in shell.ENTER_KEYS:
+            reply = self.helper.command(self.typed)
+            self.typed = ""
+            if reply is None:
+                self.quit_armed = True
+            elif "\n" in reply:  # help or status: shown whole until the next command
+                self.last = reply
+            else:
+                self.last = ""
+                if reply:
+                    self.helper.messages.append(reply)
+        elif name in ("\x7f", "\b"):
+            self.typed = self.typed[:-1]
+        elif name == "\x1b":
+            self.typed = ""
+        elif len(name) == 1 and name.isprintable():
+            self.typed += name
+        return True
+
+
 def run_curses(helper: ChipsHelper, title: str, led: Callable[[str], bool | None]) -> None:
     """The full-screen table: the players, the top card, the prompt, a command line."""
-    import curses
+    line = CommandLine(helper)
 
-    def loop(screen: Any) -> None:
-        shell.prepare(screen, 100, cursor=True)
-        typed = ""
-        quit_armed = False
-        last = ""
-        while True:
-            draw(screen, helper, title, led, typed, last, quit_armed)
-            try:
-                key = screen.get_wch()
-            except curses.error:
-                continue
-            name = key if isinstance(key, str) else curses.keyname(key).decode()
-            if quit_armed:
-                if name in ("y", "Y"):
-                    return
-                quit_armed = False
-                continue
-            if name in ("\n", "\r", "KEY_ENTER"):
-                reply = helper.command(typed)
-                typed = ""
-                if reply is None:
-                    quit_armed = True
-                elif "\n" in reply:  # help or status: shown whole until the next command
-                    last = reply
-                else:
-                    last = ""
-                    if reply:
-                        helper.messages.append(reply)
-            elif name in ("\x7f", "\b", "KEY_BACKSPACE"):
-                typed = typed[:-1]
-            elif name == "\x1b":
-                typed = ""
-            elif len(name) == 1 and name.isprintable():
-                typed += name
+    def frame(screen: Any) -> None:
+        draw(screen, helper, title, led, line.typed, line.last, line.quit_armed)
 
-    curses.wrapper(loop)
+    shell.run_curses(frame, line.key, 100, cursor=True)
 
 
 def draw(
