@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "foodchain": ("companion.commands.foodchain", "Food Chain: scores and the card catalog"),
     "chips": ("companion.commands.chips", "The Great Chips Escape: the table helper"),
     "tags": ("companion.commands.tags", "NFC tags or barcodes on the cards"),
+    "web": ("companion.commands.web", "serve the score helpers to the phones at the table"),
     "bench": ("companion.commands.bench", "measure the referee and the bridge, print figures"),
 }
 
