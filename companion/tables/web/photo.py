@@ -128,7 +128,7 @@ class PhotoTable:
             "ready": self.catalog is not None,
             "catalog": self.catalog_name,
             "photo": self.count or None,
-            "cards": 0,
+            "cards": [],
             "read": 0,
             "map": [],
             "unread": [],
@@ -145,7 +145,10 @@ class PhotoTable:
         from companion.scan.land import cell_label
 
         built = self._patch([*self._items(self.answers), *self._egg_items()])
-        out["cards"] = len(built.cards)
+        out["cards"] = [
+            {"card": p.card, "x": p.x, "y": p.y, "rotation": p.rotation}
+            for p in sorted(built.cards.values(), key=lambda p: (p.y, p.x, p.card))
+        ]
         out["read"] = len(self.reading.cells)
         out["map"] = [
             {"cell": list(c), "name": cell_label(c), "token": t}

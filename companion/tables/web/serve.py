@@ -59,7 +59,7 @@ def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
         host, port = DEFAULT_HOST, text
     host = host.strip("[]") or DEFAULT_HOST
     if not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise InputError(where, f"{text!r}: write [HOST:]PORT, a port from 1 to 65535")
+        raise InputError(where, f"{text!r}: write [HOST:]PORT, a port number up to 65535")
     return host, int(port)
 
 
