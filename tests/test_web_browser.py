@@ -87,10 +87,23 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+OPEN: list[Any] = []  # this test's browser contexts, closed before its server stops
+
+
+@pytest.fixture(autouse=True)
+def close_phones(server: tuple[Site, str]) -> Iterator[None]:
+    """Set up after the server, so torn down before it: its streams end at once."""
+    yield
+    while OPEN:
+        OPEN.pop().close()
+
+
 def phone(browser: Browser, url: str, code: str | None, size: dict[str, int] = PHONE) -> Page:
     """A new phone (its own cookies) on the page, joined when ``code`` is given."""
     scale = 2 if size == PHONE else 1  # crisp phone shots; tablet ones stay small
-    page = browser.new_context(viewport=size, device_scale_factor=scale).new_page()
+    context = browser.new_context(viewport=size, device_scale_factor=scale)
+    OPEN.append(context)
+    page = context.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{url}/?code={code}" if code else f"{url}/")
     page.wait_for_selector("#live.on")
