@@ -301,7 +301,7 @@ def test_a_shared_food_chain_win_and_bad_sheets_name_the_field(player: TestClien
     sheet = {
         "players": {
             "ann": {"colour": "red", "eaten": [4, 3], "tokens": {"red": 4}},
-            "bob": {"colour": "blue", "eaten": [7], "tokens": {"blue": 4}},
+            "bob": {"colour": "blue", "eaten": [5, 2], "tokens": {"blue": 4}},
         }
     }
     shared = player.post("/api/foodchain/score", json=sheet, headers=ORIGIN).json()
