@@ -13,6 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.errors import InputError
+from companion.games.dino import land_from_dict
+from companion.tables.web.land import PALETTE, LandTable
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
@@ -400,3 +406,50 @@ def test_every_asset_ships_in_the_package_and_nothing_comes_from_outside() -> No
     urls = set(re.findall(r"https?://[^\s\"'`]+", script))
     assert urls == {"http://www.w3.org/2000/svg"}  # a namespace name, never fetched
     assert "http" not in (static / "style.css").read_text()
+
+
+# --------------------------------------------------------------------------------------
+# Whatever is tapped, the land table stays readable
+# --------------------------------------------------------------------------------------
+
+CELLS = st.tuples(st.integers(0, 3), st.integers(0, 2)).map(list)
+ACTIONS = st.one_of(
+    st.builds(
+        lambda c, t: {"type": "paint", "cell": c, "token": t}, CELLS, st.sampled_from(PALETTE)
+    ),
+    st.builds(
+        lambda c, d, kind: {"type": kind, "a": c, "b": [c[0] + d[0], c[1] + d[1]]},
+        CELLS,
+        st.sampled_from([(1, 0), (0, 1)]),
+        st.sampled_from(["join", "mountain"]),
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ACTIONS, max_size=25))
+def test_any_taps_leave_a_land_that_scores_or_one_line_saying_why(
+    actions: list[dict[str, Any]],
+) -> None:
+    table = LandTable()
+    for action in actions:
+        try:
+            table.act(action)
+        except InputError as exc:  # refused taps change nothing and name their field
+            assert exc.where in ("cell", "a", "b", "token") and "\n" not in str(exc)
+    state = table.state()
+    json.dumps(state)  # what goes down the event stream
+    if state["problem"] is not None:
+        assert state["score"] is None and "\n" not in state["problem"]
+        return
+    # The land it shows is a formats.md land: read back (moved to A1) it scores the same.
+    again = LandTable()
+    again.load(land_from_dict(state["land"]))
+
+    def fates(score: dict[str, Any]) -> list[tuple[Any, ...]]:
+        return sorted((h["dino"], h["dinos"], h["why"], h["points"]) for h in score["herds"])
+
+    moved = again.state()["score"]
+    assert (moved["total"], fates(moved)) == (state["score"]["total"], fates(state["score"]))
+    painted = {tuple(c["cell"]) for c in state["cells"]}
+    assert {tuple(c) for s in state["land"]["sections"] for c in s["cells"]} == painted
