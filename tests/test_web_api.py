@@ -181,7 +181,7 @@ def test_the_default_limits_take_a_20_mb_photo_and_not_more() -> None:
         ({"type": "fly"}, "type: unknown action 'fly'"),
         ({"cell": [0, 0]}, "type: an action names its type"),
         ([1, 2], "action: an action is a JSON object"),
-        ({"type": "grid", "text": "lh P"}, "line 1 column 1: a large herbivore covers exactly 2"),
+        ({"type": "grid", "text": "lh P"}, "text: line 1 column 1: a large herbivore covers"),
     ],
 )
 def test_bad_input_is_a_400_with_one_line_naming_the_field(

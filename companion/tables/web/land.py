@@ -85,7 +85,10 @@ class LandTable:
             text = action.get("text")
             if not isinstance(text, str):
                 raise InputError("text", "a text grid, as docs/dino-grid.md writes a land")
-            self.load(parse_grid(text))
+            try:
+                self.load(parse_grid(text))
+            except InputError as exc:  # "text: line 2 column 5: ...": the field, then the place
+                raise InputError("text", str(exc)) from None
         else:
             raise InputError(
                 "type", f"unknown action {kind!r} (paint, join, mountain, clear, grid)"
