@@ -300,3 +300,42 @@ def test_the_food_chain_sheet_is_a_form_and_held_tokens_are_exchanged(
     page.click("#sheet button[type=submit]")
     page.wait_for_selector("#error", state="hidden")
     page.screenshot(path=str(shots / "foodchain-phone.png"), full_page=True)
+
+
+UNREAD_JS = "document.querySelectorAll(\"#photo-grid rect.cell[fill='#ffe066']\")"
+
+
+def test_unread_cells_are_asked_on_the_drawn_land_and_answered_by_tapping(
+    browser: Browser, server: tuple[Site, str], tmp_path: Path
+) -> None:
+    cv2 = pytest.importorskip("cv2")
+    from companion.games.dino_catalog import Placement, catalog_from_dict
+    from companion.scan.markers import MarkerBook
+    from companion.scan.synth import Style, random_catalog_dict, render
+
+    site, url = server
+    catalog = catalog_from_dict(random_catalog_dict(random.Random(3)))
+    site.photo.catalog = catalog
+    book = MarkerBook.of(catalog)
+    # c01's stickers A1 and B2 swapped: its markers disagree, so its four cells are asked.
+    swap = {("c01", 0): (book.marker_id("c01", 3), 0), ("c01", 3): (book.marker_id("c01", 0), 0)}
+    placements = [Placement("c01", 0, 0, 0), Placement("c02", 2, 0, 0)]
+    photo = render(random.Random(3), catalog, placements, (1600, 1200), Style(occluders=(0,)), swap)
+    path = tmp_path / "swapped.jpg"
+    cv2.imwrite(str(path), photo.image)
+    page = phone(browser, url, site.code)
+    page.click('nav a[data-tab="photo"]')
+    page.set_input_files("#photo-input", str(path))
+    page.wait_for_selector("#photo-ask .ask")
+    unread = page.locator("#photo-grid rect.cell[fill='#ffe066']")
+    assert unread.count() == 4 and page.locator("#photo-report .total").count() == 0
+    for left in (3, 2, 1, 0):  # tap an unread cell on the land, then say what shows there
+        unread.last.click()
+        page.click('#photo-ask [data-answer="_"]')
+        assert page.inner_text("#error") == ""
+        page.wait_for_function(f"{UNREAD_JS}.length === {left}")
+    page.wait_for_selector("#photo-report .total")
+    state = json.loads(page.evaluate("fetch('/api/tables/photo').then(r => r.text())"))["state"]
+    assert state["complete"] is True and len(state["answers"]) == 4
+    assert {a["value"] for a in state["answers"]} == {"_"}
+    assert total(page, "#photo-report").startswith(f"Score {state['score']['total']}:")

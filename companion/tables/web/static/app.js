@@ -300,7 +300,8 @@ function drawPhotoTab(state) {
   const img = $("annotated");
   if (state.photo) { img.src = `/api/photo/annotated.jpg?n=${state.photo}`; img.hidden = false; } else img.hidden = true;
   if (!state.photo) { $("photo-status").textContent = "No photo yet."; return; }
-  $("photo-status").textContent = `Photo ${state.photo}: ${state.cards.length} cards, ${state.read} cells read, ${state.unread.length} unread.`;
+  const cards = state.cards.length === 1 ? "1 card" : `${state.cards.length} cards`;
+  $("photo-status").textContent = `Photo ${state.photo}: ${cards}, ${state.read} cells read, ${state.unread.length} unread.`;
   const unread = new Set(state.unread.map((u) => key(u.cell)));
   const cells = state.map.map((c) => ({ cell: c.cell, token: unread.has(key(c.cell)) ? "?" : c.token }));
   for (const u of state.unread) if (!cells.some((c) => key(c.cell) === key(u.cell))) cells.push({ cell: u.cell, token: "?" });
