@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chips": ("companion.commands.chips", "The Great Chips Escape: the table helper"),
     "tags": ("companion.commands.tags", "NFC tags or barcodes on the cards"),
     "history": ("companion.commands.history", "every game remembered: stats, plots, export"),
+    "web": ("companion.commands.web", "serve the score helpers to the phones at the table"),
     "bench": ("companion.commands.bench", "measure the referee and the bridge, print figures"),
 }
 

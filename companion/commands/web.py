@@ -1,0 +1,56 @@
+"""``companion web``: the table on everyone's phone (docs/web.md).
+
+Argparse only: the server lives in :mod:`companion.tables.web`, whose Starlette, uvicorn
+and segno come with the ``web`` extra and are imported inside the handler, so that
+``companion --help`` stays fast and a missing extra is one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    web = commands.add_parser(
+        "web",
+        help="serve the score helpers to the phones at the table",
+        description="Serve web pages on the local network: the Chomp land tapped in or "
+        "read from a photo, and the Food Chain score sheet. Anyone may watch; changing "
+        "anything needs the join code printed here (as text and a QR code).",
+    )
+    web.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        help="where to listen (default: the config's [web] listen, else 0.0.0.0:8080)",
+    )
+    web.add_argument("--config", metavar="FILE", help="a TOML config whose [web] listen is used")
+    web.add_argument(
+        "--catalog", metavar="FILE", help="the Chomp card catalog, to read photos of lands"
+    )
+    web.add_argument(
+        "--foodchain-catalog", metavar="FILE", help="the Food Chain catalog, for card names"
+    )
+    web.set_defaults(handler=run_web)
+
+
+def run_web(args: argparse.Namespace) -> int:
+    from companion.tables.web import require_web
+
+    require_web()
+    from companion.tables.web.serve import (
+        DEFAULT_HOST,
+        DEFAULT_PORT,
+        build_site,
+        parse_listen,
+        read_web_config,
+        serve_forever,
+    )
+
+    host, port = DEFAULT_HOST, DEFAULT_PORT
+    if args.config:
+        host, port = read_web_config(args.config) or (host, port)
+    if args.web:
+        host, port = parse_listen(args.web)
+    site = build_site(args.catalog, args.foodchain_catalog)
+    serve_forever(site, host, port)
+    return 0

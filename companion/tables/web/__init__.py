@@ -1,0 +1,31 @@
+"""The table on everyone's phone: web pages served by the Pi (docs/web.md).
+
+:mod:`.hub` is the generic table hub (a table publishes its state, receives actions);
+:mod:`.land`, :mod:`.photo` and :mod:`.sheet` are the pages that need no live table;
+:mod:`.app` is the Starlette application and :mod:`.serve` runs it under uvicorn.
+Starlette, uvicorn and segno come with the ``web`` extra and are imported only by
+:mod:`.app` and :mod:`.serve`, so ``companion --help`` never loads them.
+"""
+
+from __future__ import annotations
+
+from companion.errors import CompanionError
+
+INSTALL_HINT = "the web pages need the web extra: .venv/bin/pip install -e '.[web]'"
+
+
+class WebUnavailable(CompanionError, ImportError):
+    """Starlette, uvicorn or segno is missing: the web extra is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(INSTALL_HINT)
+
+
+def require_web() -> None:
+    """Import the web extra's packages, or raise WebUnavailable saying how to get them."""
+    try:
+        import segno  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise WebUnavailable() from None

@@ -1,0 +1,176 @@
+"""The table hub: what a table at the Pi shows to the phones and what it takes from them.
+
+A *table* is anything with a name, a ``state()`` (a JSON-able dict) and an ``act(action)``
+that changes it or raises :class:`~companion.errors.InputError` naming the field. The hub
+keeps a version per table, hands every change to the watchers (the pages' event streams)
+and lets a reconnecting page catch up: it always gets the whole state, never a diff.
+
+Stdlib only, so a live table (the referee's loop runs in its own thread) can publish
+without knowing about the web server: :meth:`Hub.publish` is safe from any thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from companion.errors import InputError
+
+Action = Mapping[str, Any]
+
+
+class Table(Protocol):
+    """What the hub needs from a table."""
+
+    name: str  # the URL name: /api/tables/NAME
+
+    def state(self) -> dict[str, Any]:
+        """Everything a page needs to draw the table, as JSON-able data."""
+        ...
+
+    def act(self, action: Action) -> None:
+        """Apply one action from a page; bad input raises InputError naming the field."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One table's state at one version: what an event carries."""
+
+    table: str
+    version: int
+    state: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"table": self.table, "version": self.version, "state": self.state}
+
+
+@dataclass(slots=True)
+class _Entry:
+    table: Table
+    snapshot: Snapshot
+    watchers: set[asyncio.Queue[Snapshot]] = field(default_factory=set)
+
+
+class Hub:
+    """The tables served, their latest snapshots, and who watches each."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Remember the server's loop, so that other threads can wake its watchers."""
+        self._loop = loop
+
+    def add(self, table: Table) -> None:
+        if table.name in self._entries:
+            raise ValueError(f"a table named {table.name!r} is already in the hub")
+        self._entries[table.name] = _Entry(table, Snapshot(table.name, 1, table.state()))
+
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def table(self, name: str) -> Table:
+        return self._entry(name).table
+
+    def _entry(self, name: str) -> _Entry:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise InputError("table", f"no table named {name!r}") from None
+
+    def snapshot(self, name: str) -> Snapshot:
+        with self._lock:
+            return self._entry(name).snapshot
+
+    def act(self, name: str, action: object) -> Snapshot:
+        """Check that ``action`` is an object with a ``type``, apply it, publish the result."""
+        if not isinstance(action, Mapping):
+            raise InputError("action", "an action is a JSON object with a 'type'")
+        if not isinstance(action.get("type"), str):
+            raise InputError("type", "an action names its type, a string")
+        entry = self._entry(name)
+        with self._lock:
+            entry.table.act(action)
+        return self.publish(name)
+
+    def publish(self, name: str) -> Snapshot:
+        """Take the table's state now, bump its version and wake its watchers (any thread)."""
+        entry = self._entry(name)
+        with self._lock:
+            snap = Snapshot(name, entry.snapshot.version + 1, entry.table.state())
+            entry.snapshot = snap
+            watchers = list(entry.watchers)
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return snap
+        for queue in watchers:
+            loop.call_soon_threadsafe(_offer, queue, snap)
+        return snap
+
+    def watch(self, name: str) -> Watch:
+        """Watch one table: the current snapshot first, then every newer one."""
+        entry = self._entry(name)
+        watch = Watch(self, entry)
+        with self._lock:
+            entry.watchers.add(watch.queue)
+            watch.last = entry.snapshot
+        return watch
+
+    def _unwatch(self, entry: _Entry, queue: asyncio.Queue[Snapshot]) -> None:
+        with self._lock:
+            entry.watchers.discard(queue)
+
+    def watchers(self, name: str) -> int:
+        with self._lock:
+            return len(self._entry(name).watchers)
+
+
+def _offer(queue: asyncio.Queue[Snapshot], snap: Snapshot) -> None:
+    """Put the newest snapshot in a one-place queue, dropping an older one not yet read."""
+    if queue.full():
+        queue.get_nowait()
+    queue.put_nowait(snap)
+
+
+class Watch:
+    """One page's view of one table; :meth:`next` waits for a newer snapshot.
+
+    A page that reconnects opens a new watch and so starts from the whole current state:
+    nothing it missed while asleep matters, only where the table is now.
+    """
+
+    def __init__(self, hub: Hub, entry: _Entry) -> None:
+        self._hub = hub
+        self._entry = entry
+        self.queue: asyncio.Queue[Snapshot] = asyncio.Queue(maxsize=1)
+        self.last: Snapshot = entry.snapshot
+
+    async def next(self, timeout: float) -> Snapshot | None:
+        """The next newer snapshot, or None when ``timeout`` seconds pass without one."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return None
+            try:
+                snap = await asyncio.wait_for(self.queue.get(), left)
+            except TimeoutError:
+                return None
+            if snap.version > self.last.version:
+                self.last = snap
+                return snap
+
+    def close(self) -> None:
+        self._hub._unwatch(self._entry, self.queue)
+
+    def __enter__(self) -> Watch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

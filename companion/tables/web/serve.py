@@ -1,0 +1,200 @@
+"""Run the pages: a uvicorn server on the configured address, never as root.
+
+:func:`start` runs it in a thread beside whatever the process does (the way a live table
+will run it next to its loop); :func:`serve_forever` is ``companion web``. Both bind the
+socket first, so a port in use is one line at once, and print the address and the join
+code as text and as a QR code for the phones.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+import sys
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import segno
+import uvicorn
+
+from companion import data
+from companion.errors import CompanionError, ConfigError, InputError
+from companion.tables.web.app import Limits, Site, create_app
+from companion.tables.web.hub import Hub
+from companion.tables.web.land import LandTable
+from companion.tables.web.photo import PhotoTable
+
+DEFAULT_HOST, DEFAULT_PORT = "0.0.0.0", 8080
+CODE_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud or typed
+CODE_LENGTH = 8  # 40 bits: enough on a home network, short enough to type
+log = logging.getLogger("companion.web")
+
+
+class RootRefused(CompanionError, PermissionError):
+    """The server is not run as root: a page bug must not own the Pi."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the web server does not run as root: start it as an ordinary user "
+            "(the pi user, or the systemd unit's User=)"
+        )
+
+
+def new_code() -> str:
+    """A random join code, new at every start."""
+    return "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+
+
+def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
+    """``[HOST:]PORT`` (``8080``, ``0.0.0.0:8080``, ``[::]:8080``)."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = DEFAULT_HOST, text
+    host = host.strip("[]") or DEFAULT_HOST
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise InputError(where, f"{text!r}: write [HOST:]PORT, a port number up to 65535")
+    return host, int(port)
+
+
+def read_web_config(path: str) -> tuple[str, int] | None:
+    """The ``[web]`` table's ``listen`` of a TOML config, or None when it has no such table."""
+    try:
+        raw: Any = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError("", "no such config file", path) from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError("", f"cannot read: {exc}", path) from None
+    if "web" not in raw:
+        return None
+    try:
+        web = data.obj(raw["web"], "web", optional=("listen",))
+        listen = data.name(web.get("listen", f"{DEFAULT_PORT}"), "web.listen", "address")
+        return parse_listen(listen, "web.listen")
+    except InputError as exc:
+        raise ConfigError(exc.where, exc.message, path) from None
+
+
+def lan_address() -> str:
+    """This machine's address on the local network, as a phone would use it."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET: no packet is sent, a route is chosen
+        return str(probe.getsockname()[0])
+    except OSError:
+        return socket.gethostname()
+    finally:
+        probe.close()
+
+
+def build_site(catalog: str | None = None, foodchain_catalog: str | None = None) -> Site:
+    """The hub with the pages that need no live table: the land, the photo, Food Chain."""
+    from companion.games.dino_formats import catalog_from_dict as dino_catalog
+    from companion.games.foodchain import catalog_from_dict as foodchain_catalog_from
+
+    hub = Hub()
+    hub.add(LandTable())
+    dino = _read(catalog, dino_catalog) if catalog else None
+    photo = PhotoTable(dino, Path(catalog).name if catalog else "")
+    hub.add(photo)
+    chain = _read(foodchain_catalog, foodchain_catalog_from) if foodchain_catalog else None
+    return Site(hub, new_code(), photo, chain)
+
+
+def _read(path: str, parse: Callable[[object], Any]) -> Any:
+    from companion.files import read_json
+
+    try:
+        return parse(read_json(path))
+    except InputError as exc:
+        raise exc if exc.source else exc.in_source(path) from None
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, or one line saying why not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError("--web", f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+@dataclass(slots=True)
+class Running:
+    """A server running in a thread: its address, and how to stop it."""
+
+    server: uvicorn.Server
+    thread: threading.Thread
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        host = lan_address() if self.host in ("0.0.0.0", "::") else self.host
+        return f"http://{host}:{self.port}/"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def _server(site: Site, limits: Limits) -> uvicorn.Server:
+    config = uvicorn.Config(
+        create_app(site),
+        limit_concurrency=limits.connections,
+        log_level="warning",
+        server_header=False,
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
+    return uvicorn.Server(config)
+
+
+def start(
+    site: Site, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, refuse_root: bool = True
+) -> Running:
+    """Serve ``site`` from a thread; returns once the server answers."""
+    if refuse_root and os.geteuid() == 0:
+        raise RootRefused()
+    sock = bind(host, port)
+    server = _server(site, site.limits)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not server.started:
+        raise CompanionError("the web server did not start")
+    return Running(server, thread, host, sock.getsockname()[1])
+
+
+def announce(url: str, code: str, out: TextIO = sys.stdout) -> None:
+    """The address and join code for the phones: text, a QR code, and the log."""
+    joined = f"{url}?code={code}"
+    print(f"companion web: open {url} on a phone (watch), join code {code} (change)", file=out)
+    print(f"Scan to join: {joined}", file=out)
+    segno.make(joined, error="m").terminal(out=out, compact=True, border=2)
+    log.info("serving %s, join code %s", url, code)
+
+
+def serve_forever(site: Site, host: str, port: int, out: TextIO = sys.stdout) -> None:
+    """``companion web``: serve until Ctrl-C."""
+    running = start(site, host, port)
+    announce(running.url, site.code, out)
+    try:
+        while running.thread.is_alive():
+            running.thread.join(0.5)
+    finally:
+        running.stop()
