@@ -46,6 +46,17 @@ def poll(condition: Callable[[], bool], timeout: float = 5.0, every: float = 0.0
     return True
 
 
+@pytest.fixture(autouse=True)
+def private_history(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Commands record finished games in the history database: in the tests, a fresh one
+    per test (subprocesses inherit it), never the user's own."""
+    path = tmp_path_factory.mktemp("history") / "history.sqlite3"
+    monkeypatch.setenv("COMPANION_HISTORY_DB", str(path))
+    return path
+
+
 @pytest.fixture
 def wait_for() -> WaitFor:
     """:func:`poll`: ``wait_for(lambda: ..., timeout=5.0)``."""

@@ -72,6 +72,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     game.add_argument("file", metavar="FILE|-", help="the game JSON, or - for stdin")
     game.add_argument("--json", action="store_true", help="print the result as JSON")
+    _history_options(game)
     game.set_defaults(handler=run_game)
 
     catalog = sub.add_parser("catalog", help="the card catalog used by placement logs")
@@ -266,15 +267,28 @@ def read_game(path: str) -> dict[str, Land]:
     return _sourced(name, lambda: game_from_dict(parse_json(read_text(path), name), land_of))
 
 
+def _history_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", metavar="FILE", help="the history database (default: docs/history.md)"
+    )
+    parser.add_argument(
+        "--no-history", action="store_true", help="do not record the game in the history"
+    )
+
+
 def run_game(args: argparse.Namespace) -> int:
     lands = read_game(args.file)
     result = score_game(lands)
     if args.json:
         print(dump_json(game_dict(lands, result)))
-        return 0
-    print(f"Chomp game: {source_name(args.file)}")
-    for line in game_lines(result):
-        print(line)
+    else:
+        print(f"Chomp game: {source_name(args.file)}")
+        for line in game_lines(result):
+            print(line)
+    if not args.no_history:
+        from companion.history import record_dino, remember
+
+        remember(record_dino, lands, db=args.db, source=source_name(args.file))
     return 0
 
 

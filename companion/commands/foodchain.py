@@ -58,6 +58,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     score_cmd.add_argument(
         "--colours", metavar="A=RED,...", help="typed sheet: each player's token colour"
     )
+    score_cmd.add_argument(
+        "--db", metavar="FILE", help="the history database (default: docs/history.md)"
+    )
+    score_cmd.add_argument(
+        "--no-history", action="store_true", help="do not record the game in the history"
+    )
     score_cmd.set_defaults(handler=_score)
 
     catalog = sub.add_parser("catalog", help="the card catalog: levels, points, symbols")
@@ -83,5 +89,7 @@ def _score(args: argparse.Namespace) -> int:
             args.catalog,
             args.players,
             args.colours,
+            args.db,
+            not args.no_history,
         )
     )

@@ -9,6 +9,7 @@ them belongs on a decision path: the referee records from its journal after the 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 import threading
@@ -17,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.errors import CompanionError
 from companion.history.db import connect, default_path
 from companion.history.model import GameRecord, PlayerResult
 from companion.history.store import Written, write_game
@@ -40,6 +42,7 @@ __all__ = [
     "record_game",
     "record_getbit",
     "record_later",
+    "remember",
 ]
 
 Db = Path | str | sqlite3.Connection | None
@@ -150,6 +153,24 @@ def record_later(
 
 def _warn(exc: BaseException) -> None:
     print(f"companion: the game was not recorded in the history: {exc}", file=sys.stderr)
+
+
+OFF_VAR = "COMPANION_HISTORY"  # "off": no command records anything
+
+
+def remember(
+    record: Callable[..., Written], *args: Any, db: Path | str | None = None, **kwargs: Any
+) -> Written | None:
+    """What a scoring command calls once its result is printed: the game recorded in the
+    history (``db``, else the default database), or, if that fails, one warning line and
+    nothing else: a score already shown is never taken back for a history that failed."""
+    if os.environ.get(OFF_VAR, "").lower() in ("off", "0", "no"):
+        return None
+    try:
+        return record(*args, db=db, **kwargs)
+    except (OSError, sqlite3.Error, CompanionError) as exc:
+        _warn(exc)
+        return None
 
 
 def import_files(

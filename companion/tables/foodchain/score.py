@@ -20,6 +20,7 @@ from companion.errors import InputError
 from companion.files import dump_json, read_json, source_name
 from companion.games.foodchain import (
     Catalog,
+    PlayerScore,
     Tally,
     catalog_from_dict,
     score,
@@ -42,6 +43,8 @@ class ScoreOptions:
     catalog: str | None = None
     players: str | None = None  # for asking player by player
     colours: str | None = None  # "ann=red,bob=blue"
+    db: str | None = None  # the history database (None: the default one)
+    history: bool = True  # record the game in the history
 
 
 def load_catalog(path: str) -> Catalog:
@@ -151,6 +154,24 @@ def run_score(options: ScoreOptions) -> int:
     else:
         scores = score(tally)
     best = winners(scores)
+    _report(options, scores, best, tally, source, catalog, seed)
+    if options.history:
+        from companion.history import record_foodchain, remember
+
+        rule = "optional" if options.optional else "standard"
+        remember(record_foodchain, scores, rule, db=options.db, source=source)
+    return 0
+
+
+def _report(
+    options: ScoreOptions,
+    scores: dict[str, PlayerScore],
+    best: tuple[str, ...],
+    tally: Tally,
+    source: str,
+    catalog: Catalog | None,
+    seed: int | None,
+) -> None:
     exchanged = tally.exchanged().tokens != {p: +tally.tokens[p] for p in tally.players}
     if options.json:
         report = {
@@ -161,7 +182,7 @@ def run_score(options: ScoreOptions) -> int:
             "tokens_exchanged": exchanged,
         }
         print(dump_json(report))
-        return 0
+        return
     rule = f", optional rule (seed {seed})" if options.optional else ""
     print(f"Food Chain score{rule}: {source}")
     if catalog is not None and catalog.example:
@@ -171,7 +192,6 @@ def run_score(options: ScoreOptions) -> int:
     print("\n".join(score_lines(scores, best, options.optional)))
     if options.optional and options.seed is None:
         print(f"(draw again the same way with --seed {seed})")
-    return 0
 
 
 def run_catalog_check(path: str) -> int:

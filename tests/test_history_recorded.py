@@ -1,0 +1,50 @@
+"""The scoring commands record what they finish in the history, and never fail for it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import RunCli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def games(db: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(db) as conn:
+        return list(conn.execute("SELECT kind, source FROM games ORDER BY id"))
+
+
+def test_dino_game_is_recorded_once(run_cli: RunCli, private_history: Path) -> None:
+    game = str(ROOT / "examples" / "dino-game.json")
+    assert run_cli("dino", "game", game).status == 0
+    assert run_cli("dino", "game", game, "--json").status == 0  # the same game again
+    assert games(private_history) == [("dino", game)]
+
+
+def test_foodchain_score_is_recorded_in_the_named_database(
+    run_cli: RunCli, tmp_path: Path, private_history: Path
+) -> None:
+    sheet = str(ROOT / "examples" / "foodchain-score.json")
+    assert run_cli("foodchain", "score", sheet, "--db", str(tmp_path / "mine.db")).status == 0
+    assert games(tmp_path / "mine.db") == [("foodchain", sheet)]
+    assert not private_history.exists()
+
+
+def test_no_history_records_nothing(run_cli: RunCli, private_history: Path) -> None:
+    game = str(ROOT / "examples" / "dino-game.json")
+    assert run_cli("dino", "game", game, "--no-history").status == 0
+    assert not private_history.exists()
+
+
+def test_a_history_that_cannot_be_written_is_one_warning_and_the_score_stands(
+    run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("COMPANION_HISTORY_DB", str(blocker / "history.sqlite3"))
+    result = run_cli("dino", "game", str(ROOT / "examples" / "dino-game.json"))
+    assert result.status == 0 and "Chomp game:" in result.out
+    assert result.err.count("\n") == 1
+    assert result.err.startswith("companion: the game was not recorded in the history")
