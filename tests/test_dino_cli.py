@@ -311,10 +311,10 @@ def test_catalog_check_lists_the_cards(capsys: pytest.CaptureFixture[str], repo_
     code, out, err = run(capsys, "dino", "catalog", "check", "examples/dino-catalog.example.json")
     assert (code, err) == (0, "")
     assert out.startswith("examples/dino-catalog.example.json: 8 cards, all valid.")
-    out = run_json(
+    report = run_json(
         capsys, "dino", "catalog", "check", "--json", "examples/dino-catalog.example.json"
     )
-    assert out["cards"]["x03"] == {
+    assert report["cards"]["x03"] == {
         "sections": ["medium carnivore", "tar pit", "medium herbivore", "egg icon"],
         "mountains": 0,
         "egg_icon": True,
