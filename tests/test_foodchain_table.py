@@ -99,6 +99,7 @@ def announce(
         table.play(Pass(None if action.card is None else table.shown(p, kind(action.card).name)))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4))
 @example(seed=880, players=3)  # a card switched back into a hand later starts a chain

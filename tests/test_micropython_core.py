@@ -164,6 +164,7 @@ def play(script: Script, step: tuple[Any, ...]) -> None:
         script.levels = script.levels | bit if step[2] else script.levels & ~bit
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     start=st.one_of(st.integers(TICKS - 2_000_000, TICKS - 1), st.integers(0, TICKS - 1)),
