@@ -119,7 +119,7 @@ def test_frame_error_is_the_bridges_own_error_and_a_value_error() -> None:
     with pytest.raises(BridgeError) as info:
         codec.decode_frame(b"\x05\x01")
     assert isinstance(info.value, ValueError)
-    assert info.value.where == "cobs"  # type: ignore[attr-defined]
+    assert isinstance(info.value, codec.FrameError) and info.value.where == "cobs"
 
 
 # -- the deframer never raises ------------------------------------------------------------

@@ -28,13 +28,7 @@ from firmware_bridge.sim import TICKS_MASK, SimDevice
 PLAYERS = {"ann": 0, "bob": 1, "cat": 2, "dan": 3}
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return condition()
+WaitFor = Callable[..., bool]  # the conftest fixture: poll until true, or fail
 
 
 @pytest.fixture(params=["cpython", "micropython"])
@@ -118,7 +112,9 @@ def link_counter(table: Table, name: str) -> int:
 # -- the press source ---------------------------------------------------------------------
 
 
-def test_presses_become_edges_on_the_host_timeline(make_table: Callable[..., Table]) -> None:
+def test_presses_become_edges_on_the_host_timeline(
+    make_table: Callable[..., Table], wait_for: WaitFor
+) -> None:
     table = make_table(drift_ppm=50.0, offset_us=TICKS_MASK - 300_000)  # wraps in 0.3 s
     client = table.connect()
     accuracy = client.accuracy
@@ -136,7 +132,7 @@ def test_presses_become_edges_on_the_host_timeline(make_table: Callable[..., Tab
     assert link_counter(table, "bad_frames") == 0
 
 
-def test_held_buttons_and_card_reads(table: Table) -> None:
+def test_held_buttons_and_card_reads(table: Table, wait_for: WaitFor) -> None:
     client = table.connect()
     table.press(2)
     assert wait_for(lambda: client.held() == {"cat"})
@@ -147,7 +143,7 @@ def test_held_buttons_and_card_reads(table: Table) -> None:
     assert abs(card.stamp_ns - at) <= client.accuracy.uncertainty_us * 1000
 
 
-def test_card_reads_feed_a_tag_reader_through_the_hook(table: Table) -> None:
+def test_card_reads_feed_a_tag_reader_through_the_hook(table: Table, wait_for: WaitFor) -> None:
     """The shape companion.tags' bridge hook expects: push(index, uid) until stopped."""
     client = table.connect()
 
@@ -168,7 +164,7 @@ def test_card_reads_feed_a_tag_reader_through_the_hook(table: Table) -> None:
     assert reader.pushed == [(0, b"\x04\x01\x02\x03")]
 
 
-def test_a_failing_sink_does_not_stop_the_reader(table: Table) -> None:
+def test_a_failing_sink_does_not_stop_the_reader(table: Table, wait_for: WaitFor) -> None:
     calls: list[BridgeEdge] = []
 
     def sink(edge: BridgeEdge) -> None:
@@ -230,7 +226,9 @@ def fake_ports(monkeypatch: pytest.MonkeyPatch, device: str) -> None:
     monkeypatch.setattr(list_ports, "comports", lambda include_links=False: [other, pico])
 
 
-def test_auto_finds_the_pico_by_usb_ids(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_finds_the_pico_by_usb_ids(
+    table: Table, monkeypatch: pytest.MonkeyPatch, wait_for: WaitFor
+) -> None:
     monkeypatch.setattr(transport, "UDEV_LINK", "/nonexistent/companion-bridge")
     fake_ports(monkeypatch, table.sim.slave_name)
     assert transport.find_port("auto") == table.sim.slave_name
@@ -239,7 +237,9 @@ def test_auto_finds_the_pico_by_usb_ids(table: Table, monkeypatch: pytest.Monkey
     assert wait_for(lambda: [e.player for e in table.edges] == ["dan"])
 
 
-def test_hwgrep_url_finds_the_pico(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hwgrep_url_finds_the_pico(
+    table: Table, monkeypatch: pytest.MonkeyPatch, wait_for: WaitFor
+) -> None:
     fake_ports(monkeypatch, table.sim.slave_name)
     table.connect("hwgrep://2e8a:0005")
     table.press(1)
@@ -260,7 +260,7 @@ def test_auto_prefers_the_udev_link(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 # -- unplug and replug --------------------------------------------------------------------
 
 
-def test_unplug_and_replug_resumes_without_duplicates(table: Table) -> None:
+def test_unplug_and_replug_resumes_without_duplicates(table: Table, wait_for: WaitFor) -> None:
     """Edges in flight when the cable goes are sent again; the host keeps each once."""
     client = table.connect()
     table.sim.replay_all_on_hello = True  # a Pico that sends its whole history again
@@ -283,7 +283,7 @@ def test_unplug_and_replug_resumes_without_duplicates(table: Table) -> None:
     assert any("link lost" in m for m in table.messages)
 
 
-def test_a_rebooted_pico_starts_afresh(table: Table) -> None:
+def test_a_rebooted_pico_starts_afresh(table: Table, wait_for: WaitFor) -> None:
     client = table.connect()
     table.press(0)
     assert wait_for(lambda: len(table.edges) == 1)
@@ -303,7 +303,7 @@ def test_a_rebooted_pico_starts_afresh(table: Table) -> None:
 # -- lost, repeated, corrupted frames -----------------------------------------------------
 
 
-def test_a_lost_press_is_detected_and_recovered(table: Table) -> None:
+def test_a_lost_press_is_detected_and_recovered(table: Table, wait_for: WaitFor) -> None:
     table.connect()
     table.sim.drop_out[codec.PRESS] = 1
     first = table.press(0)  # lost on the wire
@@ -318,6 +318,7 @@ def test_a_lost_press_is_detected_and_recovered(table: Table) -> None:
 
 def test_a_press_the_pico_no_longer_holds_is_counted_lost(
     make_table: Callable[..., Table],
+    wait_for: WaitFor,
 ) -> None:
     table = make_table(history=2)
     table.connect()
@@ -330,7 +331,7 @@ def test_a_press_the_pico_no_longer_holds_is_counted_lost(
     assert any("not recoverable" in m for m in table.messages)
 
 
-def test_a_repeated_frame_is_dropped_by_its_sequence(table: Table) -> None:
+def test_a_repeated_frame_is_dropped_by_its_sequence(table: Table, wait_for: WaitFor) -> None:
     table.connect()
     table.sim.repeat_out[codec.PRESS] = 1
     table.press(2)
@@ -341,7 +342,9 @@ def test_a_repeated_frame_is_dropped_by_its_sequence(table: Table) -> None:
 
 
 @pytest.mark.parametrize("fault", ["corrupt_out", "truncate_out"])
-def test_a_damaged_frame_is_counted_and_its_edge_recovered(table: Table, fault: str) -> None:
+def test_a_damaged_frame_is_counted_and_its_edge_recovered(
+    table: Table, fault: str, wait_for: WaitFor
+) -> None:
     table.connect()
     getattr(table.sim, fault)[codec.PRESS] = 1
     table.press(0)
@@ -351,7 +354,7 @@ def test_a_damaged_frame_is_counted_and_its_edge_recovered(table: Table, fault: 
     assert sorted(e.player for e in table.edges) == ["ann", "bob"]
 
 
-def test_line_noise_never_crashes_the_reader(table: Table) -> None:
+def test_line_noise_never_crashes_the_reader(table: Table, wait_for: WaitFor) -> None:
     client = table.connect()
     noise = os.urandom(4000)
     table.sim.write_raw(noise)

@@ -4,17 +4,15 @@ errors with exit status 2, and the LEDs on mock pins."""
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shlex
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
-from companion.cli import main
 from companion.devices.outputs import TableOutputs
 from companion.devices.pins import OpenedFactory
 from companion.errors import InputError, RuleError
@@ -27,6 +25,7 @@ from companion.tables.chips.typed import execute
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "chips.md"
+Run = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
 EXAMPLE = ROOT / "examples" / "chips-table.toml"
 
 
@@ -43,22 +42,13 @@ def started(players: str = "ann,bob,cat", top: int = 5) -> ChipsTable:
     return table
 
 
-def run(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    argv: Sequence[str],
-    lines: Sequence[str] = (),
-) -> tuple[int, str, str]:
-    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+def run(run_cli: Run, argv: Sequence[str], lines: Sequence[str] = ()) -> tuple[int, str, str]:
+    """The conftest run_cli with ``lines`` typed at the table, one a line."""
+    return run_cli(*argv, stdin="".join(f"{line}\n" for line in lines))
 
 
-def bad_input(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
-) -> str:
-    code, out, err = run(monkeypatch, capsys, argv)
+def bad_input(run_cli: Run, *argv: str) -> str:
+    code, out, err = run(run_cli, argv)
     assert (code, out) == (2, ""), err
     assert "Traceback" not in err and len(err.splitlines()) == 1, err
     return err.strip()
@@ -241,21 +231,15 @@ def session_from_docs() -> tuple[list[str], list[str], str]:
     return shlex.split(first[2:])[1:], typed, "\n".join(rest)
 
 
-def test_docs_session_replays_exactly(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_docs_session_replays_exactly(run_cli: Run) -> None:
     argv, typed, expected = session_from_docs()
-    code, out, err = run(monkeypatch, capsys, argv, typed)
+    code, out, err = run(run_cli, argv, typed)
     assert (code, err) == (0, "")
     assert out.rstrip("\n") == expected
 
 
-def test_line_mode_ends_at_the_end_of_input(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, _ = run(
-        monkeypatch, capsys, ["chips", "--players", "ann,bob", "--top", "9"], ["1", "2"]
-    )
+def test_line_mode_ends_at_the_end_of_input(run_cli: Run) -> None:
+    code, out, _ = run(run_cli, ["chips", "--players", "ann,bob", "--top", "9"], ["1", "2"])
     assert code == 0
     assert out.splitlines()[1:] == [
         "new game, saved after every turn to chips-game.json",
@@ -269,11 +253,9 @@ def test_line_mode_ends_at_the_end_of_input(
     ]
 
 
-def test_config_players_and_mock_leds(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_config_players_and_mock_leds(run_cli: Run) -> None:
     argv = ["chips", "--config", "examples/chips-table.toml", "--pin-factory", "mock", "--top", "4"]
-    code, out, _ = run(monkeypatch, capsys, argv, ["3"])
+    code, out, _ = run(run_cli, argv, ["3"])
     assert code == 0
     assert out.splitlines()[:4] == [
         "The Great Chips Escape · ann, bob, cat. Type help for the commands.",
@@ -310,13 +292,8 @@ def test_example_config_is_the_default_deck() -> None:
         (["chips", "--config", "nowhere.toml"], "companion: nowhere.toml: no such config file"),
     ],
 )
-def test_bad_command_line_is_one_line(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    argv: list[str],
-    message: str,
-) -> None:
-    assert bad_input(monkeypatch, capsys, *argv).startswith(message)
+def test_bad_command_line_is_one_line(argv: list[str], message: str, run_cli: Run) -> None:
+    assert bad_input(run_cli, *argv).startswith(message)
 
 
 @pytest.mark.parametrize(
@@ -347,24 +324,16 @@ def test_bad_command_line_is_one_line(
     ],
 )
 def test_bad_config_is_one_line_naming_file_and_key(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    edit: object,
-    message: str,
+    tmp_path: Path, edit: Callable[[str], str], message: str, run_cli: Run
 ) -> None:
     path = tmp_path / "table.toml"
-    path.write_text(edit(EXAMPLE.read_text("utf-8")), encoding="utf-8")  # type: ignore[operator]
-    line = bad_input(monkeypatch, capsys, "chips", "--config", str(path), "--pin-factory", "mock")
+    path.write_text(edit(EXAMPLE.read_text("utf-8")), encoding="utf-8")
+    line = bad_input(run_cli, "chips", "--config", str(path), "--pin-factory", "mock")
     assert line.startswith(f"companion: {path}: {message}")
 
 
-def test_config_players_must_match_the_command_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    line = bad_input(
-        monkeypatch, capsys, "chips", "--config", "examples/chips-table.toml", "--players", "x,y"
-    )
+def test_config_players_must_match_the_command_line(run_cli: Run) -> None:
+    line = bad_input(run_cli, "chips", "--config", "examples/chips-table.toml", "--players", "x,y")
     assert line == "companion: --players: the config seats ann, bob, cat"
 
 
@@ -423,13 +392,11 @@ def test_e13_a_rules_table_in_the_config_makes_the_helper_strict() -> None:
 # ---------------------------------------------------------------- save and resume -------
 
 
-def test_the_game_is_saved_after_every_turn_and_resumes(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_the_game_is_saved_after_every_turn_and_resumes(tmp_path: Path, run_cli: Run) -> None:
     argv = ["chips", "--players", "ann,bob", "--top", "5"]
-    code, _, _ = run(monkeypatch, capsys, argv, ["5", "6 triple", "7"])
+    code, _, _ = run(run_cli, argv, ["5", "6 triple", "7"])
     assert code == 0
-    code, out, _ = run(monkeypatch, capsys, ["chips", "--resume"], ["status", "8", "done", "undo"])
+    code, out, _ = run(run_cli, ["chips", "--resume"], ["status", "8", "done", "undo"])
     assert code == 0
     lines = out.splitlines()
     assert lines[1] == "resumed chips-game.json after 2 turn(s)"
@@ -440,14 +407,12 @@ def test_the_game_is_saved_after_every_turn_and_resumes(
     assert saved["table"]["top"] == 5 and len(saved["turns"]) == 1
 
 
-def test_a_saved_game_is_never_overwritten(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_a_saved_game_is_never_overwritten(tmp_path: Path, run_cli: Run) -> None:
     argv = ["chips", "--players", "ann,bob", "--top", "5"]
-    run(monkeypatch, capsys, argv, ["5"])
-    line = bad_input(monkeypatch, capsys, *argv)
+    run(run_cli, argv, ["5"])
+    line = bad_input(run_cli, *argv)
     assert line.startswith("companion: chips-game.json: holds a game: --resume continues it")
-    code, out, _ = run(monkeypatch, capsys, [*argv, "--new"])
+    code, out, _ = run(run_cli, [*argv, "--new"])
     assert code == 0 and "previous game kept as chips-game." in out
     assert len(list(tmp_path.glob("chips-game.*.json"))) == 1
 
@@ -470,16 +435,11 @@ def test_a_saved_game_is_never_overwritten(
     ],
 )
 def test_resume_problems_are_one_line(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    argv: list[str],
-    save: object,
-    message: str,
+    tmp_path: Path, argv: list[str], save: object, message: str, run_cli: Run
 ) -> None:
     if save is not None:
         (tmp_path / "chips-game.json").write_text(json.dumps(save), "utf-8")
-    assert bad_input(monkeypatch, capsys, "chips", *argv).startswith(message)
+    assert bad_input(run_cli, "chips", *argv).startswith(message)
 
 
 def test_e13_the_example_deck_file_is_commented_out_and_valid() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +72,7 @@ def round_cases(draw: st.DrawFn) -> RoundCase:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(case=round_cases(), data=st.data())
 def test_verdict_ignores_slap_order_and_later_presses(case: RoundCase, data: st.DataObject) -> None:
@@ -85,6 +87,7 @@ def test_verdict_ignores_slap_order_and_later_presses(case: RoundCase, data: st.
     assert case.verdict(arrival) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(case=round_cases())
 def test_verdict_structure_invariants(case: RoundCase) -> None:
@@ -122,6 +125,7 @@ def test_verdict_structure_invariants(case: RoundCase) -> None:
         assert set(v.returned) == set(seats) - set(v.bad_chomps)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(case=round_cases())
 def test_verdict_to_dict_has_the_formats_keys_and_reads_back_through_json(
@@ -255,6 +259,7 @@ def play_out(
     return table, recorded, verdicts
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -268,6 +273,7 @@ def test_cards_are_conserved_over_random_games(
     play_out(seed, mode, n, end, window)
 
 
+@pytest.mark.slow
 def test_random_games_mostly_end_within_the_round_bound() -> None:
     """Guards the conservation property against passing on games that never get going."""
     for mode, n, end in CONFIGS:
@@ -286,6 +292,7 @@ def test_random_games_mostly_end_within_the_round_bound() -> None:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),

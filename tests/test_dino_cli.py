@@ -36,7 +36,8 @@ HERD_KEYS = {"dino", "dinos", "sections", "alive", "why", "points"}
 
 
 def main(argv: list[str]) -> int:
-    """What ``companion`` does with a ``dino`` command line (companion.cli.main's contract)."""
+    """What ``companion`` does with a ``dino`` command line (companion.cli.main's contract),
+    through ``dino.register`` alone: these tests hold the command module, not cli.py's table."""
     parser = argparse.ArgumentParser(prog="companion")
     dino.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
@@ -48,6 +49,7 @@ def main(argv: list[str]) -> int:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Like conftest's run_cli, but through this file's dino-only parser above."""
     code = main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
@@ -311,10 +313,10 @@ def test_catalog_check_lists_the_cards(capsys: pytest.CaptureFixture[str], repo_
     code, out, err = run(capsys, "dino", "catalog", "check", "examples/dino-catalog.example.json")
     assert (code, err) == (0, "")
     assert out.startswith("examples/dino-catalog.example.json: 8 cards, all valid.")
-    out = run_json(
+    report = run_json(
         capsys, "dino", "catalog", "check", "--json", "examples/dino-catalog.example.json"
     )
-    assert out["cards"]["x03"] == {
+    assert report["cards"]["x03"] == {
         "sections": ["medium carnivore", "tar pit", "medium herbivore", "egg icon"],
         "mountains": 0,
         "egg_icon": True,

@@ -9,6 +9,7 @@ import json
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,6 +109,7 @@ def test_every_dino_section_is_in_exactly_one_herd(land: Land) -> None:
     assert {frozenset(h.sections) for h in result.herds} == groups
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(lands())
 def test_points_are_living_herds_plus_eggs_plus_goals(land: Land) -> None:
@@ -124,6 +126,7 @@ def test_points_are_living_herds_plus_eggs_plus_goals(land: Land) -> None:
     assert result.biggest_living_herd == max(living, default=0)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(lands(), st.randoms(use_true_random=False))
 def test_mountains_only_ever_remove_adjacency(land: Land, rng: random.Random) -> None:
@@ -145,6 +148,7 @@ def test_mountains_only_ever_remove_adjacency(land: Land, rng: random.Random) ->
         assert len({herd_of[sid] for sid in herd.sections}) == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(lands())
 def test_feeding_reasons_agree_with_what_each_herd_touches(land: Land) -> None:
@@ -173,6 +177,7 @@ def test_feeding_reasons_agree_with_what_each_herd_touches(land: Land) -> None:
         assert all(herds[o].dino is not herd.dino for o in herd.next_to)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(lands(), st.randoms(use_true_random=False))
 def test_the_order_sections_are_listed_in_does_not_matter(land: Land, rng: random.Random) -> None:

@@ -4,9 +4,9 @@ name the file and the place. The console examples of docs/foodchain.md run here 
 
 from __future__ import annotations
 
-import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ SHEET: dict[str, Any] = {
     }
 }
 
+Run = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
+
 
 def write(tmp_path: Path, doc: object, name: str = "sheet.json") -> Path:
     path = tmp_path / name
@@ -32,15 +34,9 @@ def write(tmp_path: Path, doc: object, name: str = "sheet.json") -> Path:
     return path
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def bad_input(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+def bad_input(run_cli: Run, *argv: str, stdin: str = "") -> str:
     """Exit 2, nothing on stdout, one line on stderr and no traceback; returns the line."""
-    code, out, err = run(capsys, *argv)
+    code, out, err = run_cli(*argv, stdin=stdin)
     assert (code, out) == (2, ""), err
     assert "Traceback" not in err and len(err.splitlines()) == 1, err
     return err.strip()
@@ -49,44 +45,35 @@ def bad_input(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 # ---------------------------------------------------------------- score -----------------
 
 
-def test_score_prints_each_player_and_the_winner(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, err = run(capsys, "foodchain", "score", str(write(tmp_path, SHEET)))
+def test_score_prints_each_player_and_the_winner(tmp_path: Path, run_cli: Run) -> None:
+    code, out, err = run_cli("foodchain", "score", str(write(tmp_path, SHEET)))
     assert (code, err) == (0, "")
     assert "players holding each other's tokens exchanged them first" in out
     assert re.search(r"ann +eaten 10 \(3 cards\) +tokens 4 +total 14", out)
     assert out.rstrip().endswith("ann wins with 14 points.")
 
 
-def test_score_json_is_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "foodchain", "score", "--json", str(write(tmp_path, SHEET)))
+def test_score_json_is_one_object(tmp_path: Path, run_cli: Run) -> None:
+    code, out, _ = run_cli("foodchain", "score", "--json", str(write(tmp_path, SHEET)))
     doc = json.loads(out)
     assert code == 0 and doc["rule"] == "standard" and doc["seed"] is None
     assert doc["players"]["ann"]["total"] == 14 and doc["winners"] == ["ann"]
     assert doc["tokens_exchanged"] is True
 
 
-def test_score_a_tie_is_a_shared_victory(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_score_a_tie_is_a_shared_victory(tmp_path: Path, run_cli: Run) -> None:
     sheet = {"players": {p: {"eaten": [2], "tokens": {p: 4}} for p in ("ann", "bob")}}
-    _, out, _ = run(capsys, "foodchain", "score", str(write(tmp_path, sheet)))
+    _, out, _ = run_cli("foodchain", "score", str(write(tmp_path, sheet)))
     assert "Shared victory: ann, bob with 6 points each." in out
 
 
-def test_score_reads_stdin(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(SHEET)))
-    code, out, _ = run(capsys, "foodchain", "score", "--json", "-")
+def test_score_reads_stdin(run_cli: Run) -> None:
+    code, out, _ = run_cli("foodchain", "score", "--json", "-", stdin=json.dumps(SHEET))
     assert code == 0 and json.loads(out)["players"]["bob"]["total"] == 8
 
 
-def test_score_cards_by_name_through_the_sheets_catalog(
-    repo_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, _ = run(capsys, "foodchain", "score", "--json", "examples/foodchain-score.json")
+def test_score_cards_by_name_through_the_sheets_catalog(repo_root: Path, run_cli: Run) -> None:
+    code, out, _ = run_cli("foodchain", "score", "--json", "examples/foodchain-score.json")
     doc = json.loads(out)
     assert code == 0 and doc["players"]["ann"]["eaten"] == [
         "cranberry",
@@ -97,9 +84,7 @@ def test_score_cards_by_name_through_the_sheets_catalog(
     assert [doc["players"][p]["total"] for p in ("ann", "bob", "cat")] == [19, 13, 16]
 
 
-def test_score_catalog_option_and_inline_catalog(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_score_catalog_option_and_inline_catalog(tmp_path: Path, run_cli: Run) -> None:
     sheet = {
         "players": {
             "ann": {"eaten": ["bear"], "tokens": {"ann": 4}},
@@ -107,19 +92,17 @@ def test_score_catalog_option_and_inline_catalog(
         }
     }
     path = write(tmp_path, sheet)
-    _, out, _ = run(
-        capsys, "foodchain", "score", "--json", "--catalog", str(EXAMPLE_CATALOG), str(path)
+    _, out, _ = run_cli(
+        "foodchain", "score", "--json", "--catalog", str(EXAMPLE_CATALOG), str(path)
     )
     assert json.loads(out)["winners"] == ["bob"]
     cards = [{"name": "bear", "level": 5, "points": 9}, {"name": "acorn", "level": 1, "points": 1}]
     inline = dict(sheet, catalog={"cards": cards})
-    _, out, _ = run(capsys, "foodchain", "score", "--json", str(write(tmp_path, inline)))
+    _, out, _ = run_cli("foodchain", "score", "--json", str(write(tmp_path, inline)))
     assert json.loads(out)["winners"] == ["ann"]
 
 
-def test_score_optional_rule_is_repeatable_with_a_seed(
-    repo_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_score_optional_rule_is_repeatable_with_a_seed(repo_root: Path, run_cli: Run) -> None:
     argv = (
         "foodchain",
         "score",
@@ -129,21 +112,18 @@ def test_score_optional_rule_is_repeatable_with_a_seed(
         "7",
         "examples/foodchain-score.json",
     )
-    first = json.loads(run(capsys, *argv)[1])
-    assert first == json.loads(run(capsys, *argv)[1])
+    first = json.loads(run_cli(*argv)[1])
+    assert first == json.loads(run_cli(*argv)[1])
     assert first["rule"] == "optional" and first["seed"] == 7
     assert first["players"]["ann"]["taken"][0]["from"] == "bob"
     assert all(first["players"][p]["tokens"] == 0 for p in ("ann", "bob", "cat"))
 
 
-def test_score_optional_without_seed_says_how_to_repeat_it(
-    repo_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, _ = run(capsys, "foodchain", "score", "--optional", "examples/foodchain-score.json")
+def test_score_optional_without_seed_says_how_to_repeat_it(repo_root: Path, run_cli: Run) -> None:
+    code, out, _ = run_cli("foodchain", "score", "--optional", "examples/foodchain-score.json")
     seed = re.search(r"optional rule \(seed (\d+)\)", out)
     assert code == 0 and seed and f"(draw again the same way with --seed {seed[1]})" in out
-    again = run(
-        capsys,
+    again = run_cli(
         "foodchain",
         "score",
         "--optional",
@@ -179,56 +159,53 @@ FINE = {"eaten": [], "tokens": {"ann": 4}}
     ],
 )
 def test_score_bad_sheet_is_one_line_naming_file_and_place(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], sheet: object, message: str
+    tmp_path: Path, sheet: object, message: str, run_cli: Run
 ) -> None:
     path = write(tmp_path, sheet)
-    line = bad_input(capsys, "foodchain", "score", str(path))
+    line = bad_input(run_cli, "foodchain", "score", str(path))
     assert line.startswith(f"companion: {path}: {message}")
 
 
 def test_score_unknown_card_and_too_many_copies_name_the_place(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, run_cli: Run
 ) -> None:
     catalog = str(EXAMPLE_CATALOG)
     sheet = two({"eaten": ["dragon"], "tokens": {"ann": 4}}, catalog=catalog)
-    line = bad_input(capsys, "foodchain", "score", str(write(tmp_path, sheet)))
+    line = bad_input(run_cli, "foodchain", "score", str(write(tmp_path, sheet)))
     assert line.endswith("players.ann.eaten[0]: no card named 'dragon' in the catalog")
     sheet["players"]["ann"]["eaten"] = ["bear"] * 4
-    line = bad_input(capsys, "foodchain", "score", str(write(tmp_path, sheet)))
+    line = bad_input(run_cli, "foodchain", "score", str(write(tmp_path, sheet)))
     assert line.endswith("players.ann.eaten[3]: more 'bear' cards eaten than the 3 made")
 
 
-def test_score_catalog_problems_name_the_catalog_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_score_catalog_problems_name_the_catalog_file(tmp_path: Path, run_cli: Run) -> None:
     write(tmp_path, {"cards": [{"name": "bear", "level": 5}]}, "cards.json")
     sheet = {"catalog": "cards.json", "players": SHEET["players"]}
-    line = bad_input(capsys, "foodchain", "score", str(write(tmp_path, sheet)))
+    line = bad_input(run_cli, "foodchain", "score", str(write(tmp_path, sheet)))
     assert line == f"companion: {tmp_path / 'cards.json'}: cards[0]: missing key 'points'"
     sheet["catalog"] = "nowhere.json"
-    line = bad_input(capsys, "foodchain", "score", str(write(tmp_path, sheet)))
+    line = bad_input(run_cli, "foodchain", "score", str(write(tmp_path, sheet)))
     assert line == f"companion: {tmp_path / 'nowhere.json'}: no such file"
 
 
-def test_score_seed_needs_the_optional_rule(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    line = bad_input(capsys, "foodchain", "score", "--seed", "3", str(write(tmp_path, SHEET)))
+def test_score_seed_needs_the_optional_rule(tmp_path: Path, run_cli: Run) -> None:
+    line = bad_input(run_cli, "foodchain", "score", "--seed", "3", str(write(tmp_path, SHEET)))
     assert line == "companion: --seed: the seed is for the optional rule's draw: add --optional"
 
 
-def test_score_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+def test_score_missing_file(run_cli: Run) -> None:
     assert (
-        bad_input(capsys, "foodchain", "score", "nope.json") == "companion: nope.json: no such file"
+        bad_input(run_cli, "foodchain", "score", "nope.json")
+        == "companion: nope.json: no such file"
     )
 
 
 # ---------------------------------------------------------------- catalog check ---------
 
 
-def test_catalog_check_the_example(repo_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(
-        capsys, "foodchain", "catalog", "check", "examples/foodchain-catalog.example.json"
+def test_catalog_check_the_example(repo_root: Path, run_cli: Run) -> None:
+    code, out, err = run_cli(
+        "foodchain", "catalog", "check", "examples/foodchain-catalog.example.json"
     )
     assert (code, err) == (0, "")
     assert "an example catalog, not the real cards" in out
@@ -237,44 +214,36 @@ def test_catalog_check_the_example(repo_root: Path, capsys: pytest.CaptureFixtur
     assert "a full Food Chain deck" not in out  # an invented catalog is never the real deck
 
 
-def test_catalog_check_calls_a_real_catalog_the_full_deck(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_catalog_check_calls_a_real_catalog_the_full_deck(tmp_path: Path, run_cli: Run) -> None:
     doc = json.loads((ROOT / "examples" / "foodchain-catalog.example.json").read_text("utf-8"))
     doc.pop("example")
     doc["title"] = "our cards"
     path = tmp_path / "ours.json"
     path.write_text(json.dumps(doc), "utf-8")
-    code, out, _ = run(capsys, "foodchain", "catalog", "check", str(path))
+    code, out, _ = run_cli("foodchain", "catalog", "check", str(path))
     assert code == 0 and out.rstrip().endswith("OK: a full Food Chain deck")
 
 
-def test_catalog_check_refuses_a_deck_that_is_not_the_games(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_catalog_check_refuses_a_deck_that_is_not_the_games(tmp_path: Path, run_cli: Run) -> None:
     doc = json.loads(EXAMPLE_CATALOG.read_text("utf-8"))
     doc["cards"][0]["copies"] = 3
     path = write(tmp_path, doc, "cards.json")
-    line = bad_input(capsys, "foodchain", "catalog", "check", str(path))
+    line = bad_input(run_cli, "foodchain", "catalog", "check", str(path))
     assert line == f"companion: {path}: cards: 51 cards in all; the game has 52"
 
 
-def test_catalog_check_warns_about_one_way_symbols(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_catalog_check_warns_about_one_way_symbols(tmp_path: Path, run_cli: Run) -> None:
     doc = json.loads(EXAMPLE_CATALOG.read_text("utf-8"))
     doc["cards"][0]["predators"].remove("bear")  # the bear still shows cranberry as prey
     path = write(tmp_path, doc, "cards.json")
-    code, out, err = run(capsys, "foodchain", "catalog", "check", str(path))
+    code, out, err = run_cli("foodchain", "catalog", "check", str(path))
     assert code == 0 and "OK" in out
     assert err.startswith(f"companion: warning: {path}: cards[13].prey: bear shows cranberry")
 
 
-def test_catalog_check_bad_structure_names_the_place(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_catalog_check_bad_structure_names_the_place(tmp_path: Path, run_cli: Run) -> None:
     path = write(tmp_path, {"cards": [{"name": "fox", "level": "IIII", "points": 1}]}, "c.json")
-    line = bad_input(capsys, "foodchain", "catalog", "check", str(path))
+    line = bad_input(run_cli, "foodchain", "catalog", "check", str(path))
     assert (
         line == f"companion: {path}: cards[0].level: not a level: 'IIII' (a number like 3 or 'III')"
     )
@@ -283,15 +252,9 @@ def test_catalog_check_bad_structure_names_the_place(
 # ---------------------------------------------------------------- a typed score sheet ---
 
 
-def typed(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO(text))
-
-
-def test_score_sheet_typed_one_line_per_player(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    typed(monkeypatch, "ann: 3 5 2 | red red red blue\nbob: 4 | blue blue blue red\n")
-    code, out, _ = run(capsys, "foodchain", "score", "--colours", "ann=red,bob=blue")
+def test_score_sheet_typed_one_line_per_player(run_cli: Run) -> None:
+    sheet = "ann: 3 5 2 | red red red blue\nbob: 4 | blue blue blue red\n"
+    code, out, _ = run_cli("foodchain", "score", "--colours", "ann=red,bob=blue", stdin=sheet)
     assert code == 0
     assert out.splitlines() == [
         "Food Chain score: typed sheet",
@@ -308,7 +271,12 @@ def test_score_sheet_asked_player_by_player(
     answers = iter(["3 5", "ann ann ann ann", "rabbit", "bob bob bob bob"])
     asked: list[str] = []
     monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
-    monkeypatch.setattr("builtins.input", lambda q: asked.append(q) or next(answers))
+
+    def answer(question: str) -> str:
+        asked.append(question)
+        return next(answers)
+
+    monkeypatch.setattr("builtins.input", answer)
     argv = [
         "foodchain",
         "score",
@@ -317,7 +285,9 @@ def test_score_sheet_asked_player_by_player(
         "--catalog",
         "examples/foodchain-catalog.example.json",
     ]
-    code, out, _ = run(capsys, *argv)
+    # Not run_cli: its stdin is a StringIO, and this sheet is asked of a terminal.
+    code = main(argv)
+    out = capsys.readouterr().out
     assert code == 0 and asked[0] == "ann: the sun points of the cards you ate (or their names): "
     assert "bob  eaten 3 (1 card)" in out and out.rstrip().endswith("ann wins with 12 points.")
 
@@ -349,11 +319,6 @@ def test_score_sheet_asked_player_by_player(
     ],
 )
 def test_typed_sheet_problems_are_one_line(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    text: str,
-    argv: list[str],
-    message: str,
+    text: str, argv: list[str], message: str, run_cli: Run
 ) -> None:
-    typed(monkeypatch, text)
-    assert bad_input(capsys, "foodchain", "score", *argv).startswith(message)
+    assert bad_input(run_cli, "foodchain", "score", *argv, stdin=text).startswith(message)

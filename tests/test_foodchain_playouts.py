@@ -109,6 +109,7 @@ def candidates(state: FoodChainState) -> list[Action]:
     return found
 
 
+@pytest.mark.slow
 def test_foodchain_offered_actions_are_exactly_the_legal_ones() -> None:
     rng = random.Random(5)
     for game in range(6):

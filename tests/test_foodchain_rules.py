@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import MutableSequence
 from pathlib import Path
 from typing import Any
 
@@ -218,7 +219,7 @@ def test_foodchain_setup_bonus_card_turned_for_a_chain_goes_under_the_deck() -> 
     order = ["berry#1", "huntsman#1", "grass#1", "berry#2"]
 
     class Stacked(random.Random):
-        def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+        def shuffle(self, x: MutableSequence[Any]) -> None:
             hands = [c for c in x if c not in order][:8]
             x[:] = hands + order + [c for c in x if c not in order and c not in hands]
 

@@ -26,7 +26,8 @@ def write(tmp_path: Path, value: Any, name: str = "game.json") -> str:
 
 
 def example() -> dict[str, Any]:
-    return json.loads(EXAMPLE.read_text())
+    game: dict[str, Any] = json.loads(EXAMPLE.read_text())
+    return game
 
 
 # ---------------------------------------------------------------------- replay ----------

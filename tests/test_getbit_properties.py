@@ -92,6 +92,7 @@ def test_exactly_one_bite_per_round_after_the_first_until_the_end(setup: Setup, 
     assert states[-1].over and not any(s.over for s in states[:-1])
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(setups(), st.integers(0, 2**32))
 def test_the_line_holds_every_robot_still_in_play_exactly_once(setup: Setup, seed: int) -> None:

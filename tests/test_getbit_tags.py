@@ -260,14 +260,16 @@ class Script(io.TextIOBase):
     A failing step ends the session (``quit``) and is raised again by :meth:`check`.
     """
 
-    def __init__(self, *steps: str | Callable[[], None]) -> None:
+    def __init__(self, *steps: str | Callable[[], object]) -> None:
         self.steps = list(steps)
         self.error: BaseException | None = None
 
     def readable(self) -> bool:
         return True
 
-    def readline(self, size: int | None = -1) -> str:
+    # typeshed's TextIOBase inherits _IOBase.readline (-> bytes) beside its own (-> str),
+    # so any str readline conflicts with the first: the stub, not this class, is at fault.
+    def readline(self, size: int | None = -1, /) -> str:  # type: ignore[override]
         while self.steps:
             step = self.steps.pop(0)
             if isinstance(step, str):
@@ -303,7 +305,7 @@ class Console:
         status = main(list(argv))
         return status, self.out.getvalue(), err.getvalue()
 
-    def shows(self, text: str) -> Callable[[], None]:
+    def shows(self, text: str) -> Callable[[], bool]:
         """A step: wait until the session has printed ``text``."""
         return lambda: self.wait_for(lambda: text in self.out.getvalue())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,6 +83,7 @@ def example_pins(config: ChompConfig) -> dict[str, int]:
     """Every pin the example map uses, by role."""
     pins: dict[str, int] = {}
     for player in config.players:
+        assert player.button is not None, "the example map wires every button to GPIO"
         pins[f"{player.name} button"] = player.button
         if player.led is not None:
             for pin in player.led.pins:
@@ -174,6 +176,7 @@ def test_every_example_pin_has_its_wiring_row(
     """Each role of the pin map has a row under its own heading with GPIO and header pin."""
     wanted: list[tuple[str, str, int]] = []  # (heading word, part, BCM)
     for player in config.players:
+        assert player.button is not None, "the example map wires every button to GPIO"
         wanted.append((player.name, "Button", player.button))
         if player.led is not None:
             wanted.append((player.name, "LED", player.led.pins[0]))
@@ -208,7 +211,7 @@ def test_every_example_pin_appears_with_its_header_pin_in_wiring(config: ChompCo
 
 def test_prose_pin_references_agree_with_the_header() -> None:
     """'pin 11 (GPIO17)', 'GPIO20, header pin 38', 'GND pin 9', '5 V pin 2' in any doc."""
-    forms = [
+    forms: list[tuple[re.Pattern[str], Callable[[re.Match[str]], bool]]] = [
         (
             re.compile(r"\bpin (\d+) \(GPIO(\d+)\)"),
             lambda m: BOARD_TO_BCM.get(int(m[1])) == int(m[2]),

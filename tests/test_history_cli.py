@@ -44,6 +44,7 @@ def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 
 def out(db: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """A history query that must succeed, on ``db``; its stdout (the db fixture shares capsys)."""
     assert main(["history", "--db", str(db), *args]) == 0
     return capsys.readouterr().out
 

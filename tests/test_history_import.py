@@ -26,6 +26,7 @@ EXAMPLES = [
 
 
 def run(db: Path, *args: str) -> int:
+    """``companion history --db DB ARGS``'s status only: each test reads capsys as it needs."""
     return main(["history", "--db", str(db), *args])
 
 

@@ -57,6 +57,7 @@ def pip_download(arch: str, requirements: list[str], dest: Path, deps: bool) -> 
     return done.stderr
 
 
+@pytest.mark.slow
 def test_64_bit_bookworm_installs_core_and_scan_from_wheels(tmp_path: Path) -> None:
     error = pip_download("aarch64", documented_requirements(), tmp_path, deps=True)
     assert error == "", error
@@ -66,6 +67,7 @@ def test_64_bit_bookworm_installs_core_and_scan_from_wheels(tmp_path: Path) -> N
     assert {"gpiozero", "pyserial", "numpy", "opencv_python_headless", "pillow"} <= names
 
 
+@pytest.mark.slow
 def test_32_bit_lacks_exactly_the_wheels_install_md_names(tmp_path: Path) -> None:
     missing = []
     for requirement in documented_requirements():

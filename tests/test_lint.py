@@ -1,9 +1,11 @@
-"""ruff (E, W, F, I, UP, B) and its formatter are part of the suite, so main stays clean."""
+"""ruff (E, W, F, I, UP, B), its formatter and mypy --strict are part of the suite, so main
+stays clean."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +33,9 @@ def test_package_ships_py_typed() -> None:
 
 
 def test_mypy_strict_is_clean() -> None:
+    """mypy --strict over what pyproject names: the package, the bridge and the tests."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert set(config["tool"]["mypy"]["files"]) >= {"companion", "firmware_bridge", "tests"}
     result = subprocess.run(
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import struct
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -121,19 +122,20 @@ steps = st.one_of(
 )
 
 
-def play(script: Script, step: tuple[object, ...]) -> None:
+def play(script: Script, step: tuple[Any, ...]) -> None:
+    """Do one drawn step; ``steps`` draws tuples of several shapes, the first item says which."""
     kind = step[0]
     if kind == "wait":
-        script.wait(int(step[1]))  # type: ignore[call-overload]
+        script.wait(int(step[1]))
     elif kind == "edge":
-        script.edge(int(step[1]), bool(step[2]), int(step[3]))  # type: ignore[call-overload]
+        script.edge(int(step[1]), bool(step[2]), int(step[3]))
     elif kind == "bounce":
-        button, n = int(step[1]), int(step[2])  # type: ignore[call-overload]
+        button, n = int(step[1]), int(step[2])
         for k in range(n * 2):
             script.edge(button, k % 2 == 0)
             script.now += 150
     elif kind in ("command", "cut"):
-        (mtype, fields), extra = step[1], step[2]  # type: ignore[misc]
+        (mtype, fields), extra = step[1], step[2]
         frame = script.frame(mtype, fields)
         if kind == "cut":
             at = len(frame) // 2
@@ -142,13 +144,13 @@ def play(script: Script, step: tuple[object, ...]) -> None:
         if kind == "command" and extra:
             script.feed(frame)  # the same seq again: acknowledged, not done twice
     elif kind == "unknown":
-        payload = bytes((int(step[1]), script.seq)) + b"\x01\x02"  # type: ignore[call-overload]
+        payload = bytes((int(step[1]), script.seq)) + b"\x01\x02"
         script.seq = (script.seq + 1) & 0xFF
         script.feed(codec.encode_frame(payload))
     elif kind == "noise":
-        script.feed(bytes(step[1]) + b"\x00")  # type: ignore[call-overload]
+        script.feed(bytes(step[1]) + b"\x00")
     elif kind == "card":
-        script.op("c", step[1], script.now % TICKS, bytes(step[2]).hex())  # type: ignore[call-overload]
+        script.op("c", step[1], script.now % TICKS, bytes(step[2]).hex())
     elif kind == "lost":
         script.op("l", step[1])
     elif kind == "replay":
@@ -158,10 +160,11 @@ def play(script: Script, step: tuple[object, ...]) -> None:
     elif kind == "error":
         script.op("x", step[1], "reader gone")
     else:  # level: the pin moves with no edge seen (a missed IRQ)
-        bit = 1 << int(step[1])  # type: ignore[call-overload]
+        bit = 1 << int(step[1])
         script.levels = script.levels | bit if step[2] else script.levels & ~bit
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     start=st.one_of(st.integers(TICKS - 2_000_000, TICKS - 1), st.integers(0, TICKS - 1)),

@@ -48,6 +48,7 @@ def test_python_m_sim_micropython_serves_a_client(tmp_path: Path) -> None:
             sim.wait()
 
 
+@pytest.mark.slow
 def test_bench_bridge_micropython_reports_the_cores_cost(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

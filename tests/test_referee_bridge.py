@@ -92,7 +92,12 @@ def test_a_round_refereed_on_bridge_buttons(tmp_path: Path, pico: SimDevice) -> 
         pico.press(2)  # cat slaps on the Pico
         time.sleep(0.002)
         pico.press(2, pressed=False)
-        assert wait_for(lambda: (daemon.pump(), bool(results))[1])
+
+        def pumped() -> bool:
+            daemon.pump()
+            return bool(results)
+
+        assert wait_for(pumped)
         verdict = results[0].verdict  # type: ignore[attr-defined]
         assert verdict.winner == "cat" and session.led_level("cat") > 0
     finally:

@@ -25,7 +25,7 @@ TAGS = ROOT / "examples" / "chomp-tags.example.json"
 def uid_of(card: str) -> str:
     import json
 
-    tags = json.loads(TAGS.read_text())["tags"]
+    tags: dict[str, str] = json.loads(TAGS.read_text())["tags"]
     return next(uid for uid, name in tags.items() if name == card)
 
 
@@ -75,7 +75,12 @@ def test_a_round_whose_cards_come_from_their_tags(
     reader.push_code(0, "not-a-card")
     for card in ("plankton", "seal", "shark"):
         reader.push(0, bytes.fromhex(uid_of(card)))
-    assert wait_for(lambda: (daemon.pump(), bool(results))[1])
+
+    def pumped() -> bool:
+        daemon.pump()
+        return bool(results)
+
+    assert wait_for(pumped)
     verdict = results[0].verdict  # type: ignore[attr-defined]
     assert verdict.winner == "cat" and verdict.chomped == ("ann", "bob")
     assert any("not-a-card" in m or "not in" in m for m in messages), messages
@@ -95,6 +100,7 @@ def test_a_card_read_twice_is_a_prompt_not_a_guess(
     reader.push(0, seal)
     reader.push(0, seal)  # the same physical card again
     assert wait_for(lambda: any("twice" in m for m in messages)), messages
+    assert session.tags is not None
     session.tags.demand()  # Enter at the table: what is missing?
     assert wait_for(lambda: any("no card" in m.lower() or "missing" in m.lower() for m in messages))
     daemon.pump()

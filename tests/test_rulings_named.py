@@ -7,42 +7,29 @@ whole games of the engine.
 
 from __future__ import annotations
 
-import io
 import json
 import random
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from companion.cli import main
 from companion.games.getbit import GetBit, Setup
 
+Run = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
 
-def run_json(
-    argv: list[str],
-    given: object,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> Any:
+
+def run_json(argv: list[str], given: object, run_cli: Run) -> Any:
     """Run a ``--json`` command with ``given`` on standard input; its one JSON object."""
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(given)))
-    status = main([*argv, "--json", "-"])
-    out, err = capsys.readouterr()
+    status, out, err = run_cli(*argv, "--json", "-", stdin=json.dumps(given))
     assert (status, err) == (0, "")
     return json.loads(out)
 
 
-def refusal(
-    argv: list[str],
-    given: object,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> str:
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(given)))
-    status = main([*argv, "-"])
-    out, err = capsys.readouterr()
+def refusal(argv: list[str], given: object, run_cli: Run) -> str:
+    status, out, err = run_cli(*argv, "-", stdin=json.dumps(given))
     assert (status, out) == (2, "")
     return err.strip()
 
@@ -50,9 +37,7 @@ def refusal(
 # ---------------------------------------------------------------- C17 -------------------
 
 
-def test_c17_double_chomp_a_player_with_one_card_left_shows_one(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_c17_double_chomp_a_player_with_one_card_left_shows_one(run_cli: Run) -> None:
     game: dict[str, Any] = {
         "players": ["a", "b"],
         "mode": "double_chomp",
@@ -64,30 +49,30 @@ def test_c17_double_chomp_a_player_with_one_card_left_shows_one(
             }
         ],
     }
-    result = run_json(["chomp", "replay"], game, monkeypatch, capsys)
+    result = run_json(["chomp", "replay"], game, run_cli)
     assert (result["winner"], result["cards"], result["out"]) == ("b", {"a": 0, "b": 10}, ["a"])
     game["rounds"][0]["cards"]["a"] = ["plankton", "seal"]
-    assert refusal(["chomp", "replay"], game, monkeypatch, capsys) == (
+    assert refusal(["chomp", "replay"], game, run_cli) == (
         "companion: <stdin>: rounds[0].cards.a: 'a' turns over 1 card(s) in double_chomp, not 2"
     )
 
 
 def test_c17_everybody_out_in_the_same_round_is_a_draw_with_the_cards_in_the_pot(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_cli: Run,
 ) -> None:
     game = {
         "players": ["a", "b", "c"],
         "deal": {"a": 1, "b": 1, "c": 1},
         "rounds": [{"cards": {"a": "plankton", "b": "plankton", "c": "plankton"}}],
     }
-    result = run_json(["chomp", "replay"], game, monkeypatch, capsys)
+    result = run_json(["chomp", "replay"], game, run_cli)
     assert result["over"] is True and result["winner"] is None
     assert (result["pot"], result["out"]) == (3, ["a", "b", "c"])
     assert result["rounds"][0]["outcome"] == "all_same"
 
 
 def test_c17_a_standard_ink_out_does_not_make_the_quick_chomp_game_start_as_after_a_war(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_cli: Run,
 ) -> None:
     game = {
         "players": ["a", "b", "c"],
@@ -98,7 +83,7 @@ def test_c17_a_standard_ink_out_does_not_make_the_quick_chomp_game_start_as_afte
             {"cards": {"b": "plankton", "c": "shark"}, "slaps": [{"player": "b", "t_us": 5}]},
         ],
     }
-    result = run_json(["chomp", "replay"], game, monkeypatch, capsys)
+    result = run_json(["chomp", "replay"], game, run_cli)
     ink_out, race = result["rounds"]
     assert ink_out["outcome"] == "ink_out" and result["mode"] == "quick_chomp"
     # a quick_chomp race (the first slap takes both), not underwater_war's higher card
@@ -122,7 +107,7 @@ def placed(*placements: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_d7_the_printed_egg_icon_scores_nothing_only_a_nest_with_a_token_scores(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_cli: Run,
 ) -> None:
     land = {
         "sections": [
@@ -131,30 +116,23 @@ def test_d7_the_printed_egg_icon_scores_nothing_only_a_nest_with_a_token_scores(
             {"id": "icon", "kind": "egg", "cells": [[2, 0]]},
         ]
     }
-    result = run_json(["dino", "score"], land, monkeypatch, capsys)
+    result = run_json(["dino", "score"], land, run_cli)
     assert (result["eggs"], result["egg_points"], result["total"]) == (1, 2, 2)
 
 
-def test_d7_the_egg_icon_lets_its_player_put_an_egg_token_on_an_empty_nest(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_d7_the_egg_icon_lets_its_player_put_an_egg_token_on_an_empty_nest(run_cli: Run) -> None:
     result = run_json(
-        ["dino", "score"],
-        placed({"card": "nest", "x": 0, "y": 0, "egg_on": [0, 0]}),
-        monkeypatch,
-        capsys,
+        ["dino", "score"], placed({"card": "nest", "x": 0, "y": 0, "egg_on": [0, 0]}), run_cli
     )
     assert (result["eggs"], result["egg_points"]) == (1, 2)
 
 
-def test_d7_covering_any_cell_of_a_nest_loses_its_egg(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_d7_covering_any_cell_of_a_nest_loses_its_egg(run_cli: Run) -> None:
     log = placed(
         {"card": "nest", "x": 0, "y": 0, "egg_on": [0, 0]},
         {"card": "cover", "x": 1, "y": -1},  # covers the nest's right-hand cell only
     )
-    result = run_json(["dino", "score"], log, monkeypatch, capsys)
+    result = run_json(["dino", "score"], log, run_cli)
     assert (result["eggs"], result["egg_points"]) == (0, 0)
     assert result["replay"]["eggs_lost"] == [{"placement": 1, "nest": "nest:A1", "cell": [1, 0]}]
 
@@ -169,29 +147,25 @@ def test_d7_covering_any_cell_of_a_nest_loses_its_egg(
     ],
 )
 def test_d7_an_edge_has_a_mountain_when_the_top_card_on_either_side_shows_one(
-    placements: list[tuple[str, int]],
-    fate: str,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    placements: list[tuple[str, int]], fate: str, run_cli: Run
 ) -> None:
     log = placed(*({"card": card, "x": x, "y": 0} for card, x in placements))
-    result = run_json(["dino", "score"], log, monkeypatch, capsys)
+    result = run_json(["dino", "score"], log, run_cli)
     carnivore = next(h for h in result["herds"] if h["dino"] == "small_carnivore")
     assert carnivore["why"] == fate
 
 
 def test_d7_small_and_medium_dino_sections_are_one_quarter_of_a_card(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, run_cli: Run
 ) -> None:
     catalog = tmp_path / "catalog.json"
     catalog.write_text(json.dumps({"cards": {"x": {"land": ["sh = sh", "_    _"]}}}))
-    assert main(["dino", "catalog", "check", str(catalog)]) == 2
-    assert "a small or medium dino section is one quarter" in capsys.readouterr().err
+    status, _, err = run_cli("dino", "catalog", "check", str(catalog))
+    assert status == 2
+    assert "a small or medium dino section is one quarter" in err
 
 
-def test_d7_a_large_dino_section_may_hold_more_than_one_dino(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_d7_a_large_dino_section_may_hold_more_than_one_dino(tmp_path: Path, run_cli: Run) -> None:
     land = {
         "sections": [
             {
@@ -204,16 +178,14 @@ def test_d7_a_large_dino_section_may_hold_more_than_one_dino(
             {"id": "p", "kind": "plants", "cells": [[2, 0]]},
         ]
     }
-    result = run_json(["dino", "score"], land, monkeypatch, capsys)
+    result = run_json(["dino", "score"], land, run_cli)
     assert (result["herds"][0]["dinos"], result["dino_points"]) == (2, 6)
 
 
 # ---------------------------------------------------------------- G8 --------------------
 
 
-def test_g8_after_the_end_nobody_picks_up(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_g8_after_the_end_nobody_picks_up(run_cli: Run) -> None:
     # With pickup_at 4 every robot takes its cards back each round, except in the round
     # that ends the game: yellow, always last to move, is bitten a fourth time in round 5.
     game = {
@@ -225,7 +197,7 @@ def test_g8_after_the_end_nobody_picks_up(
             *[{"red": 2, "blue": 3, "green": 4, "yellow": 1}] * 4,
         ],
     }
-    result = run_json(["getbit", "replay"], game, monkeypatch, capsys)
+    result = run_json(["getbit", "replay"], game, run_cli)
     assert (result["winner"], result["out"]) == ("ann", ["yellow"])
     assert result["hands"]["red"] == [1, 3, 4, 5]
     assert result["hands"]["blue"] == [1, 2, 4, 5]

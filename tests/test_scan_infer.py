@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -26,13 +27,14 @@ from companion.scan.cards import CardState, Ground  # noqa: E402
 from companion.scan.grid import ReadOptions  # noqa: E402
 from companion.scan.land import CardPlace, Trouble  # noqa: E402
 from companion.scan.reader import read_photo  # noqa: E402
-from companion.scan.synth import Photo, Style, random_catalog, render  # noqa: E402
+from companion.scan.synth import Image, Photo, Style, random_catalog, render  # noqa: E402
 
 SMALL = (1600, 1200)
 CLEAN = Style(occluders=(0,), blur_max=0.8, noise_max=4.0, tilt_max=20.0)
 
 
-def _centre(photo: Photo, cell: tuple[int, int], dx: float = 0.5, dy: float = 0.5):  # type: ignore[no-untyped-def]
+# Any: cv2 and numpy come from importorskip here, so what they return is untyped.
+def _centre(photo: Photo, cell: tuple[int, int], dx: float = 0.5, dy: float = 0.5) -> Any:
     point = np.array([[[cell[0] + dx, cell[1] + dy]]], np.float64)
     return cv2.perspectiveTransform(point, photo.grid_to_image).reshape(2)
 
@@ -43,7 +45,7 @@ def token(
     colour: tuple[int, int, int],
     radius: float = 0.3,
     off: float = 0.0,
-):  # type: ignore[no-untyped-def]
+) -> Image:
     """A round token of ``radius`` quarters over ``cell``'s marker, its centre ``off``
     quarters right of the marker's middle (in the grid's frame)."""
     centre = _centre(photo, cell, 0.5 + off)
@@ -184,7 +186,7 @@ def test_bare_table_rules_out_a_hidden_card_but_a_token_over_a_sticker_does_not(
     middle = _centre(photo, (-2, -1))
     x, y = int(middle[0]), int(middle[1])
     table = np.median(photo.image[y - 10 : y + 10, x - 10 : x + 10].reshape(-1, 3), axis=0)
-    hidden = token(photo, (0, 0), tuple(int(v) for v in table), radius=0.3)
+    hidden = token(photo, (0, 0), (int(table[0]), int(table[1]), int(table[2])), radius=0.3)
     assert not Ground(hidden, photo.grid_to_image, land - {(0, 0)}).bare((0, 0))
     # A finger over bare table is not bare table either: a card may be under it.
     fingered = token(photo, (-1, 0), (120, 150, 200), radius=0.3)

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.errors import InputError
-from companion.games.dino import Kind, Land, score
+from companion.games.dino import Kind, Land, Why, score
 from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Catalog, Placement, replay, turn
 from companion.games.dino_formats import catalog_from_dict
 from companion.scan.land import (
@@ -91,7 +91,7 @@ def test_the_land_from_read_cells_is_the_replayed_land(seed: int, n: int) -> Non
 def same_score(a: Land, b: Land) -> bool:
     """Equal totals and herds (the order of sections, and so of herds, may differ)."""
 
-    def key(land: Land) -> tuple[int, list[tuple[object, ...]]]:
+    def key(land: Land) -> tuple[int, list[tuple[tuple[str, ...], bool, Why, int]]]:
         result = score(land)
         herds = sorted((tuple(sorted(h.sections)), h.alive, h.why, h.points) for h in result.herds)
         return result.total, herds

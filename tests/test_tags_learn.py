@@ -14,34 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from companion import cli
 from companion.commands.tags import Learner, learn
 from companion.tags.readers import CallbackReader, KeyboardWedgeReader
 from companion.tags.tagfile import TagFile, load_tagfile
 
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
-    """``companion ARGS`` with ``stdin`` as standard input: (status, stdout, stderr)."""
-
-    def go(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-        status = cli.main(list(argv))
-        out, err = capsys.readouterr()
-        return status, out, err
-
-    return go
+Run = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
 
 
 def chomp_codes(n: int, start: int = 0) -> list[str]:
     return [f"CH-{i:03d}" for i in range(start, start + n)]
 
 
-def test_learns_a_whole_chomp_deck_in_order(run: Run, tmp_path: Path) -> None:
+def test_learns_a_whole_chomp_deck_in_order(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "chomp-tags.json"
-    status, text, err = run(
+    status, text, err = run_cli(
         "tags", "learn", "--game", "chomp", "--out", str(out), stdin="\n".join(chomp_codes(50))
     )
     assert (status, err) == (0, "")
@@ -55,10 +41,10 @@ def test_learns_a_whole_chomp_deck_in_order(run: Run, tmp_path: Path) -> None:
     assert tags.learned("little_fish") == 11
 
 
-def test_refuses_a_tag_learned_already_and_undo_takes_back(run: Run, tmp_path: Path) -> None:
+def test_refuses_a_tag_learned_already_and_undo_takes_back(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     lines = ["S1", "S2", "S1", "S3", "undo", "S4", "S5", "S6", "E1", "E2", "E2"]
-    status, text, _ = run(
+    status, text, _ = run_cli(
         "tags", "learn", "--game", "chomp", "--out", str(out), stdin="\n".join(lines)
     )
     assert status == 0
@@ -78,12 +64,14 @@ def test_refuses_a_tag_learned_already_and_undo_takes_back(run: Run, tmp_path: P
     assert "stopped: 7 of 50 cards learned; run the same command again to continue" in text
 
 
-def test_a_partly_learned_file_continues_where_it_stopped(run: Run, tmp_path: Path) -> None:
+def test_a_partly_learned_file_continues_where_it_stopped(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
-    first = run("tags", "learn", "--game", "chomp", "--out", str(out), stdin="A\nB\nC\nquit\nD\n")
+    first = run_cli(
+        "tags", "learn", "--game", "chomp", "--out", str(out), stdin="A\nB\nC\nquit\nD\n"
+    )
     assert first[0] == 0 and "stopped: 3 of 50 cards learned" in first[1]
     assert len(load_tagfile(out).tags) == 3  # saved after every card; D never read
-    status, text, _ = run(
+    status, text, _ = run_cli(
         "tags", "learn", "--game", "chomp", "--out", str(out), stdin="A\nD\nE\nF\n"
     )
     assert status == 0
@@ -94,10 +82,10 @@ def test_a_partly_learned_file_continues_where_it_stopped(run: Run, tmp_path: Pa
     assert load_tagfile(out).tags["code:E"] == "seal"
 
 
-def test_count_stops_early_and_getbit_walks_each_colour(run: Run, tmp_path: Path) -> None:
+def test_count_stops_early_and_getbit_walks_each_colour(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "g.json"
     codes = "\n".join(f"G{i}" for i in range(20))
-    status, text, _ = run(
+    status, text, _ = run_cli(
         "tags", "learn", "--game", "getbit", "--out", str(out), "--count", "9", stdin=codes
     )
     assert status == 0
@@ -106,17 +94,17 @@ def test_count_stops_early_and_getbit_walks_each_colour(run: Run, tmp_path: Path
     assert load_tagfile(out).tags["code:G8"] == "orange-2"
 
 
-def test_undo_at_the_start_and_an_empty_stream(run: Run, tmp_path: Path) -> None:
+def test_undo_at_the_start_and_an_empty_stream(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
-    status, text, _ = run("tags", "learn", "--game", "chomp", "--out", str(out), stdin="undo\n")
+    status, text, _ = run_cli("tags", "learn", "--game", "chomp", "--out", str(out), stdin="undo\n")
     assert status == 0 and "nothing to undo" in text
     assert json.loads(out.read_text()) == {"game": "chomp", "tags": {}}
 
 
-def test_a_file_of_the_other_game_is_refused(run: Run, tmp_path: Path) -> None:
+def test_a_file_of_the_other_game_is_refused(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     out.write_text('{"game": "getbit", "tags": {}}')
-    status, text, err = run("tags", "learn", "--game", "chomp", "--out", str(out), stdin="A\n")
+    status, text, err = run_cli("tags", "learn", "--game", "chomp", "--out", str(out), stdin="A\n")
     assert status == 2 and text == ""
     assert (
         err
@@ -132,33 +120,35 @@ def test_a_file_of_the_other_game_is_refused(run: Run, tmp_path: Path) -> None:
         (["--count", "0"], "companion: --count: must be at least 1, got 0"),
     ],
 )
-def test_bad_options_are_exit_2(run: Run, tmp_path: Path, argv: list[str], message: str) -> None:
+def test_bad_options_are_exit_2(
+    run_cli: Run, tmp_path: Path, argv: list[str], message: str
+) -> None:
     out = tmp_path / "t.json"
-    status, _, err = run("tags", "learn", "--game", "chomp", "--out", str(out), *argv)
+    status, _, err = run_cli("tags", "learn", "--game", "chomp", "--out", str(out), *argv)
     assert status == 2 and err.startswith(message) and err.count("\n") == 1
     assert not out.exists()  # nothing written for a run that never started
 
 
-def test_a_bad_tag_file_to_continue_is_exit_2(run: Run, tmp_path: Path) -> None:
+def test_a_bad_tag_file_to_continue_is_exit_2(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     out.write_text('{"game": "chomp", "tags": {"XYZ": "seal"}}')
-    status, _, err = run("tags", "learn", "--game", "chomp", "--out", str(out))
+    status, _, err = run_cli("tags", "learn", "--game", "chomp", "--out", str(out))
     assert status == 2 and err.startswith(f"companion: {out}: tags.XYZ: bad hex")
 
 
-def test_check_reports_what_is_missing(run: Run, tmp_path: Path) -> None:
+def test_check_reports_what_is_missing(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     out.write_text('{"game": "chomp", "tags": {"04A1B2C3": "shark", "04A1B2C4": "seal"}}')
-    status, text, _ = run("tags", "check", str(out))
+    status, text, _ = run_cli("tags", "check", str(out))
     assert status == 0
     assert "t.json: CHOMP! tag file, 2 tag(s), 2 of 50 cards learned" in text
     assert "still to learn: shark 3 of 4, seal 4 of 5, big_fish 10 of 10" in text
 
 
-def test_read_prints_what_a_reader_sees(run: Run, tmp_path: Path) -> None:
+def test_read_prints_what_a_reader_sees(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     out.write_text('{"game": "chomp", "tags": {"code:CH-1": "seal"}}')
-    status, text, _ = run(
+    status, text, _ = run_cli(
         "tags", "read", "--reader", "keyboard", "--tags", str(out), stdin="CH-1\nCH-2\n"
     )
     assert status == 0

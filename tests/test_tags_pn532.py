@@ -135,6 +135,7 @@ def test_random_bytes_never_raise(noise: bytes, cuts: list[int]) -> None:
     assert len(parser._buf) == 0
 
 
+@pytest.mark.slow
 @given(
     st.lists(st.binary(max_size=280), min_size=1, max_size=5),
     st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"")),

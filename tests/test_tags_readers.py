@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -165,12 +165,12 @@ def test_the_bridge_plugs_in_through_its_hook() -> None:
     stopped: list[bool] = []
     connected: list[CallbackReader] = []
 
-    def hook(reader: CallbackReader) -> object:
+    def hook(reader: CallbackReader) -> Callable[[], None]:
         connected.append(reader)
         reader.push(1, bytes.fromhex("04112233445566"))
         return lambda: stopped.append(True)
 
-    readers.set_bridge_hook(hook)  # type: ignore[arg-type]
+    readers.set_bridge_hook(hook)
     try:
         reader = open_reader("bridge", io.StringIO())
         read = reader.read(1.0)

@@ -42,10 +42,6 @@ def typed(text: str) -> TagRead:
     return read
 
 
-def feed_all(reveal: ChompTagReveal | GetBitTagReveal, *reads: TagRead) -> list[Update[object]]:
-    return [reveal.feed(r) for r in reads]  # type: ignore[misc]
-
-
 def test_single_reader_fills_the_seats_in_order() -> None:
     reveal = ChompTagReveal(CHOMP_TAGS, SEATS)
     assert reveal.waiting_for() == "ann"
