@@ -29,8 +29,8 @@ ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
-PHONE = {"width": 390, "height": 844}
-TABLET = {"width": 820, "height": 1180}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+TABLET: ViewportSize = {"width": 820, "height": 1180}
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
@@ -52,7 +52,7 @@ def _why_no_browser() -> str | None:
 if (_reason := _why_no_browser()) is not None:
     pytest.skip(_reason, allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright  # noqa: E402
 
 from companion.tables.web.app import Site  # noqa: E402
 from companion.tables.web.serve import Running, build_site, start  # noqa: E402
@@ -98,7 +98,7 @@ def close_phones(server: tuple[Site, str]) -> Iterator[None]:
         OPEN.pop().close()
 
 
-def phone(browser: Browser, url: str, code: str | None, size: dict[str, int] = PHONE) -> Page:
+def phone(browser: Browser, url: str, code: str | None, size: ViewportSize = PHONE) -> Page:
     """A new phone (its own cookies) on the page, joined when ``code`` is given."""
     scale = 2 if size == PHONE else 1  # crisp phone shots; tablet ones stay small
     context = browser.new_context(viewport=size, device_scale_factor=scale)
