@@ -131,8 +131,15 @@ def parse_buzzer(value: object, path: str) -> BuzzerConfig:
 
 
 def parse_pin_factory(value: object, path: str) -> str:
-    """One of :data:`PIN_FACTORIES` (``"auto"`` lets gpiozero's order decide)."""
-    return data.choice(value, path, {f: f for f in PIN_FACTORIES}, "pin factory")
+    """One of :data:`PIN_FACTORIES` (``"auto"`` lets gpiozero's order decide).
+
+    pigpio is not offered in the error's list; named anyway, it passes here and is refused
+    with its reason when the pins are opened (``devices.pins``).
+    """
+    if value == "pigpio":
+        return "pigpio"
+    offered = {f: f for f in PIN_FACTORIES if f != "pigpio"}
+    return data.choice(value, path, offered, "pin factory")
 
 
 @dataclass
