@@ -208,3 +208,80 @@ def test_mpremote_comes_from_the_venv() -> None:
         line for block in fenced(bridge, "sh") for line in block.splitlines() if "mpremote" in line
     ]
     assert commands and all(".venv/bin/" in line for line in commands)
+
+
+# -- point 5: the service's screen and keys; outputs never on another table's buttons -------
+
+
+def test_the_bom_lists_what_the_tty1_service_needs() -> None:
+    unit = (HARDWARE / "companion-referee.service").read_text("utf-8")
+    assert "TTYPath=/dev/tty1" in unit
+    bom = section(HARDWARE / "BOM.md", "## At the table")
+    for part in ("screen with an HDMI input", "Micro-HDMI to HDMI cable", "number pad"):
+        assert part in bom, part
+    assert "SSH" in bom  # and how to do without
+
+
+def test_the_code_knows_the_example_tables_buttons() -> None:
+    from companion.devices.wiring import CHOMP_EXAMPLE_BUTTONS
+
+    config = load_config(PINMAP)
+    buttons = {p.button for p in config.players} | {config.reveal_button}
+    assert set(CHOMP_EXAMPLE_BUTTONS) == buttons
+
+
+def test_the_getbit_example_reuses_the_chomp_wiring_as_it_is() -> None:
+    from companion.tables.getbit.config import load_table_config
+
+    chomp = load_config(PINMAP)
+    getbit = load_table_config(ROOT / "examples" / "getbit-table.example.toml")
+    assert getbit.warnings == ()
+    chomp_leds = [p.led.pins for p in chomp.players if p.led]
+    assert [r.led.pins for r in getbit.robots if r.led] == chomp_leds
+    assert list(getbit.lock_in.values()) == [p.button for p in chomp.players]
+    assert getbit.buzzer is not None and chomp.buzzer is not None
+    assert getbit.buzzer.pin == chomp.buzzer.pin
+
+
+GETBIT_ON_THE_REVEAL_BUTTON = """\
+[getbit]
+[[getbit.robots]]
+name = "red"
+led = { red = 16, green = 20, blue = 21 }
+"""
+
+
+def test_an_led_on_the_chomp_reveal_button_is_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.tables.getbit.config import load_table_config
+
+    path = tmp_path / "getbit.toml"
+    path.write_text(GETBIT_ON_THE_REVEAL_BUTTON)
+    (warning,) = load_table_config(path).warnings
+    assert warning.startswith("getbit.robots[0].led: GPIO21 is the CHOMP! example table's reveal")
+    assert "shorted when the button is pressed" in warning
+
+
+def test_getbit_play_prints_the_warning_and_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "getbit.toml"
+    path.write_text(GETBIT_ON_THE_REVEAL_BUTTON)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    argv = ["getbit", "play", "--config", str(path), "--pin-factory", "mock"]
+    status = main([*argv, "--players", "ann,bob", "--robots", "red,blue,green,yellow"])
+    err = capsys.readouterr().err
+    assert f"companion: warning: {path}: getbit.robots[0].led: GPIO21" in err
+    assert status == 0  # the warning never stops a table by itself
+    assert "GPIO21" in err.splitlines()[0]
+
+
+def test_a_chips_led_on_a_chomp_slap_button_is_warned_about(tmp_path: Path) -> None:
+    from companion.tables.chips.config import load_config as load_chips
+
+    path = tmp_path / "chips.toml"
+    path.write_text('[[players]]\nname = "ann"\nled = 17\n\n[[players]]\nname = "bob"\nled = 6\n')
+    (warning,) = load_chips(str(path)).warnings
+    assert warning.startswith("players[0].led: GPIO17 is the CHOMP! example table's ann's")

@@ -142,6 +142,30 @@ def parse_pin_factory(value: object, path: str) -> str:
     return data.choice(value, path, offered, "pin factory")
 
 
+# The buttons of the CHOMP! example table (hardware/pinmap.example.toml; a test holds the
+# two together). Each is wired from its pin to ground, so another table that reuses that
+# wiring must not drive one of them as an output: pressing the button would short it.
+CHOMP_EXAMPLE_BUTTONS: dict[int, str] = {
+    17: "ann's slap button",
+    27: "bob's slap button",
+    22: "cat's slap button",
+    23: "dan's slap button",
+    21: "reveal button",
+}
+
+
+def output_on_a_button(pin: int, path: str) -> str | None:
+    """A warning when an output pin is one the CHOMP! example table wires as a button."""
+    what = CHOMP_EXAMPLE_BUTTONS.get(pin)
+    if what is None:
+        return None
+    return (
+        f"{path}: GPIO{pin} is the CHOMP! example table's {what}, wired to ground "
+        "(hardware/pinmap.example.toml): on that wiring, an output here is shorted when "
+        "the button is pressed; choose another pin"
+    )
+
+
 @dataclass
 class PinClaims:
     """The pins a config has used so far: a second use is an error naming the first.
@@ -165,12 +189,19 @@ class PinClaims:
             )
         return pin
 
+    def output(self, pin: int, path: str) -> int:
+        """Take ``pin`` as an output (warned about when it is a button on the CHOMP! table)."""
+        warning = output_on_a_button(pin, path)
+        if warning is not None:
+            self.warnings.append(warning)
+        return self.claim(pin, path)
+
     def led(self, led: LedConfig, path: str) -> LedConfig:
         """Take every pin of an LED (three for an RGB LED)."""
         for pin in led.pins:
-            self.claim(pin, path)
+            self.output(pin, path)
         return led
 
     def buzzer(self, buzzer: BuzzerConfig, path: str) -> BuzzerConfig:
-        self.claim(buzzer.pin, data.at(path, "pin"))
+        self.output(buzzer.pin, data.at(path, "pin"))
         return buzzer
