@@ -235,3 +235,26 @@ def test_the_real_status_of_a_new_game_is_labelled_round_1_next() -> None:
     source = SourceInfo("gpio", TimingClass.KERNEL_EDGE, 20)
     daemon = RefereeDaemon(Referee(game, Timing.from_ms(500), [source]), ManualClock())
     assert round_label(daemon.status()) == "Round 1 next"
+
+
+# -- point 8: the way to the first demo stays light ---------------------------------------------
+
+HEAVY = ("cv2", "numpy", "PIL", "sqlite3", "serial", "companion.history", "companion.scan.reader")
+
+
+def test_the_demo_imports_nothing_heavy() -> None:
+    """The demo's screen is up in about half a second; what it does not need (OpenCV,
+    NumPy, Pillow, the games database, pyserial) it does not import. A fresh interpreter,
+    so other tests' imports do not count."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, companion.cli, companion.commands.referee, "
+        "companion.tables.chomp.demo, companion.tables.chomp.screen; "
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"
