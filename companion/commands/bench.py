@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from companion.files import dump_json
 
@@ -74,31 +73,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     from companion.commands.scan import register_bench  # photos: OpenCV stays lazy
 
     register_bench(sub)
+    from companion.commands.dino import register_bench_dino  # the Chomp scorer's bench
+
     register_bench_dino(sub)
-
-
-def register_bench_dino(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str = "dino", **extra: Any
-) -> None:
-    """``bench dino``: the Chomp scorer timed on a large land (also ``dino bench``)."""
-    bench = sub.add_parser(
-        name,
-        help=extra.pop("help", "time the Chomp land scorer on a large random land"),
-        description="Score a random land of CELLS cells (10,000 by default) REPEAT times "
-        "and print the median and worst time per score (goal: 100 ms).",
-        **extra,
-    )
-    bench.add_argument("--cells", type=int, default=10_000, help="cells in the land (10000)")
-    bench.add_argument("--repeat", type=int, default=21, help="scores to time (21)")
-    bench.add_argument("--seed", type=int, default=1, help=SEED_HELP)
-    bench.add_argument("--json", action="store_true", help="print the figures as JSON")
-    bench.set_defaults(handler=run_bench_dino)
-
-
-def run_bench_dino(args: argparse.Namespace) -> int:
-    from companion.commands.dino import run_bench
-
-    return run_bench(args)
 
 
 def run_bench_referee(args: argparse.Namespace) -> int:
