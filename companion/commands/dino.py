@@ -85,21 +85,22 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     check.add_argument("--json", action="store_true", help="print the cards as JSON")
     check.set_defaults(handler=run_catalog_check)
 
-    register_bench_dino(sub, "bench", help="the same as companion bench dino (the old name)")
+    register_bench_dino(sub, "bench", "the same as companion bench dino (the old name)")
 
     _register_photo(sub)
 
 
 def register_bench_dino(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str = "dino", **extra: Any
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str = "dino",
+    help_text: str = "time the Chomp land scorer on a large random land",
 ) -> None:
     """``bench dino``: the Chomp scorer timed on a large land (also ``dino bench``)."""
     bench = sub.add_parser(
         name,
-        help=extra.pop("help", "time the Chomp land scorer on a large random land"),
+        help=help_text,
         description="Score a random land of CELLS cells (10,000 by default) REPEAT times "
         "and print the median and worst time per score (goal: 100 ms).",
-        **extra,
     )
     bench.add_argument("--cells", type=int, default=10_000, help="cells in the land (10000)")
     bench.add_argument("--repeat", type=int, default=21, help="scores to time (21)")
