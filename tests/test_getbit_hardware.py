@@ -28,7 +28,7 @@ from companion.tables.getbit.table import GetBitTable
 RunCli = Callable[..., tuple[int, str, str]]  # the conftest run_cli fixture
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "getbit-table.example.toml"
-LEDS = {"red": 5, "blue": 6, "green": 13}  # yellow is the RGB LED on 16, 20, 21
+LEDS = {"red": 5, "blue": 6, "green": 13, "yellow": 19}  # the CHOMP! table's LEDs
 BUZZER = 18
 BUTTONS = {"ann": 17, "bob": 27, "cat": 22, "dan": 23}
 LINE = ("red", "blue", "green", "yellow")
@@ -153,14 +153,21 @@ def test_bite_lights_the_bitten_robots_led_and_chomps(
     assert level(hw, LEDS["green"]) == 0.0 and frequency(hw) is None
 
 
-def test_rgb_led_shows_the_bite_in_red(table_hw: Callable[..., TableHardware]) -> None:
-    hw = table_hw()
+def test_rgb_led_shows_the_bite_in_red(
+    table_hw: Callable[..., TableHardware], tmp_path: Path
+) -> None:
+    """The example's commented RGB LED for the yellow robot, on GPIO12, 16 and 26."""
+    rgb = "led = { red = 12, green = 16, blue = 26 }"
+    text = EXAMPLE.read_text().replace("led = 19 ", rgb + "  # ", 1)
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    hw = table_hw(load_table_config(path))
     state = GetBit.new(hw.setup)
     state, _ = state.play(dict.fromkeys(LINE, 1))
     state, result = state.play(dict.fromkeys(LINE, 2))
     assert result.bitten == "yellow"
     hw.show_round(result, state)
-    assert (level(hw, 16), level(hw, 20), level(hw, 21)) == (1.0, 0.0, 0.0)
+    assert (level(hw, 12), level(hw, 16), level(hw, 26)) == (1.0, 0.0, 0.0)
 
 
 def test_the_end_eaten_robot_out_and_the_winners_fanfare(

@@ -426,7 +426,8 @@ def test_the_demo_journals_the_keyboard_stamps_it_referees_with(tmp_path: Path) 
     try:
         start = read_journal(session.config.journal).start
         assert session.referee.tie_window_us == 10_000 == start["effective_tie_window_us"]
-        assert [s["timing"] for s in start["sources"]] == ["keyboard"]
+        # The keys, and the bots' presses (planned at their stamps, uncertainty 0).
+        assert [s["timing"] for s in start["sources"]] == ["keyboard", "mock"]
         assert session.messages[-1].startswith("tie window raised from 500 to 10000 us")
     finally:
         table.close()

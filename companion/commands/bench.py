@@ -6,9 +6,16 @@ import argparse
 
 from companion.files import dump_json
 
+SEED_HELP = "seed of the random generator: the same figures' inputs every time (1)"
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    bench = commands.add_parser("bench", help="measure the referee and print figures")
+    bench = commands.add_parser(
+        "bench",
+        help="measure the referee, the bridge, the scorers and print figures",
+        description="Every measurement lives here: companion bench WHAT (--json for one "
+        "JSON object). The figures are read against the goals in README.md.",
+    )
     sub = bench.add_subparsers(dest="bench_command", metavar="WHAT", required=True)
     referee = sub.add_parser(
         "referee",
@@ -19,7 +26,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     referee.add_argument("--trials", type=int, default=2000, help="ordering trials (2000)")
     referee.add_argument("--latency-trials", type=int, default=300, help="latency trials (300)")
-    referee.add_argument("--seed", type=int, default=1)
+    referee.add_argument("--seed", type=int, default=1, help=SEED_HELP)
     referee.add_argument("--json", action="store_true", help="one JSON object")
     referee.set_defaults(handler=run_bench_referee)
 
@@ -29,15 +36,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Frames decoded per second, press latency end to end through a pty, and "
         "the clock-sync error after a simulated run with 50 ppm drift.",
     )
-    bridge.add_argument("--frames", type=int, default=30_000)
-    bridge.add_argument("--latency-trials", type=int, default=500)
-    bridge.add_argument("--sync-seconds", type=float, default=1800.0)
+    bridge.add_argument(
+        "--frames", type=int, default=30_000, help="frames to decode for the rate (30000)"
+    )
+    bridge.add_argument(
+        "--latency-trials", type=int, default=500, help="presses timed through the pty (500)"
+    )
+    bridge.add_argument(
+        "--sync-seconds",
+        type=float,
+        default=1800.0,
+        help="simulated run for the clock-sync error, in seconds (1800)",
+    )
     bridge.add_argument(
         "--micropython",
         action="store_true",
         help="run the simulated Pico's core in MicroPython (the micropython command)",
     )
-    bridge.add_argument("--seed", type=int, default=1)
+    bridge.add_argument("--seed", type=int, default=1, help=SEED_HELP)
     bridge.add_argument("--json", action="store_true", help="one JSON object")
     bridge.set_defaults(handler=run_bench_bridge)
 
@@ -50,13 +66,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     history.add_argument("--games", type=int, default=1000, help="games to import (1000)")
     history.add_argument("--rounds", type=int, default=40, help="rounds at most a game (40)")
     history.add_argument("--stats-calls", type=int, default=100, help="stats calls timed (100)")
-    history.add_argument("--seed", type=int, default=1)
+    history.add_argument("--seed", type=int, default=1, help=SEED_HELP)
     history.add_argument("--json", action="store_true", help="one JSON object")
     history.set_defaults(handler=run_bench_history)
 
     from companion.commands.scan import register_bench  # photos: OpenCV stays lazy
 
     register_bench(sub)
+    from companion.commands.dino import register_bench_dino  # the Chomp scorer's bench
+
+    register_bench_dino(sub)
 
 
 def run_bench_referee(args: argparse.Namespace) -> int:

@@ -46,7 +46,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="recompute every verdict of a referee journal and show each slap's lead",
         description="Settle a dispute by evidence: replay a referee journal through the "
         "rules, check every verdict the referee announced, and show every press with its "
-        "stamp after the reveal and its lead on the winner in microseconds.",
+        "stamp after the reveal and its lead on the winner in microseconds. Exit status: "
+        "0 when every verdict agrees with the journal, 1 when a verdict disagrees (THE "
+        "JOURNAL SAYS OTHERWISE), 2 when the journal cannot be read.",
     )
     audit.add_argument("journal", metavar="JOURNAL", help="the referee's .jsonl journal")
     audit.add_argument("--round", type=int, metavar="N", help="show only round N")

@@ -86,19 +86,28 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     check.add_argument("--json", action="store_true", help="print the cards as JSON")
     check.set_defaults(handler=run_catalog_check)
 
+    register_bench_dino(sub, "bench", "the same as companion bench dino (the old name)")
+
+    _register_photo(sub)
+
+
+def register_bench_dino(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str = "dino",
+    help_text: str = "time the Chomp land scorer on a large random land",
+) -> None:
+    """``bench dino``: the Chomp scorer timed on a large land (also ``dino bench``)."""
     bench = sub.add_parser(
-        "bench",
-        help="time the scorer on a large random land",
+        name,
+        help=help_text,
         description="Score a random land of CELLS cells (10,000 by default) REPEAT times "
         "and print the median and worst time per score (goal: 100 ms).",
     )
     bench.add_argument("--cells", type=int, default=10_000, help="cells in the land (10000)")
     bench.add_argument("--repeat", type=int, default=21, help="scores to time (21)")
-    bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument("--seed", type=int, default=1, help="seed of the random land (1)")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=run_bench)
-
-    _register_photo(sub)
 
 
 def _register_photo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -108,7 +117,7 @@ def _register_photo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="print a sheet of marker stickers for the cards of a catalog",
         description="Render the sticker sheet for CATALOG at true size: one marker per card "
         "quarter, grouped by card as the quarters lie, labelled with the card and the "
-        "quarter. Print at 100%% (the sheet has a 50 mm bar to check) and stick each "
+        "quarter. Print at 100% (the sheet has a 50 mm bar to check) and stick each "
         "marker on its quarter with the label below it (docs/scan.md).",
     )
     markers.add_argument("catalog", metavar="CATALOG", help="the card catalog JSON")

@@ -311,6 +311,9 @@ def run_play(args: argparse.Namespace) -> int:
                 "game", f"this is a {title} tag file; Get Bit! needs its own", args.tags
             )
     config = load_table_config(args.config) if args.config else None
+    if config is not None:
+        for warning in config.warnings:
+            print(f"companion: warning: {config.source}: {warning}", file=sys.stderr)
     setup_given = [
         name
         for name, given in (

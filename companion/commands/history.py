@@ -33,7 +33,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="earlier games from files: CHOMP! journals, Get Bit! saves, Chomp games, "
         "Food Chain score sheets",
     )
-    imp.add_argument("files", nargs="+", metavar="FILE")
+    imp.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="journals (.jsonl), Get Bit! saves, Chomp games, Food Chain sheets",
+    )
     imp.add_argument("--date", help="the games' date (ISO 8601; default: each file's time)")
     imp.add_argument("--table", default="", help="where the games were played")
     imp.set_defaults(handler=run_import)
@@ -73,8 +78,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export.set_defaults(handler=run_export)
 
     alias = sub.add_parser("alias", help="another name of a player (her games move with it)")
-    alias.add_argument("alias", metavar="ALIAS")
-    alias.add_argument("name", metavar="NAME")
+    alias.add_argument("alias", metavar="ALIAS", help="the other name, as games spell it")
+    alias.add_argument("name", metavar="NAME", help="the player's name to keep")
     alias.set_defaults(handler=run_alias)
 
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from companion.games.chomp import END_NAMES, MODE_NAMES, Mode, TwoPlayerEnd
+
+if TYPE_CHECKING:  # the tables are imported only when a command runs
+    from companion.tables.chomp.demo import SimulatedTable
+    from companion.tables.chomp.session import ChompSession
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,9 +52,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     demo.add_argument(
         "--players",
-        default="you,shelly,finn",
+        default=None,
         metavar="A,B,C",
-        help="seat names, in order (default: you,shelly,finn)",
+        help="seat names, in order (default: you,shelly,finn; you,shelly for a two-player mode)",
     )
     demo.add_argument(
         "--bots",
@@ -58,20 +63,38 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="which seats the computer plays (default: all but the first; "
         "'none' for a table of people)",
     )
-    demo.add_argument("--mode", default="standard", choices=list(MODE_NAMES))
-    demo.add_argument("--two-player-end", default="count", choices=list(END_NAMES))
-    demo.add_argument("--seed", type=int, help="shuffle the deck the same way every time")
+    demo.add_argument(
+        "--mode",
+        default="standard",
+        choices=list(MODE_NAMES),
+        help="the game: standard (three or more players) or a two-player game "
+        "(default: standard; quick_chomp with two players)",
+    )
+    demo.add_argument(
+        "--two-player-end",
+        default="count",
+        choices=list(END_NAMES),
+        help="how a game of three or more ends when two are left: count the cards, or "
+        "go on with that two-player game (default: count)",
+    )
+    demo.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="the same deal, bots' choices and bots' timing every time",
+    )
     demo.add_argument(
         "--autoplay",
         action="store_true",
-        help="bots only, fast rounds, no screen: play a whole game and report",
+        help="bots only, in simulated time, no screen: play a whole game at once and "
+        "print the journal's path to audit",
     )
     demo.set_defaults(handler=run_demo)
 
 
 def run_referee(args: argparse.Namespace) -> int:
     from companion.tables.chomp.config import load_config
-    from companion.tables.chomp.screen import TableView, serve
+    from companion.tables.chomp.screen import TableView, serve, status_light
     from companion.tables.chomp.session import open_chomp_session
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -92,6 +115,7 @@ def run_referee(args: argparse.Namespace) -> int:
             led=session.led_level,
             buzzer=session.buzzer_on,
             demand=tags.demand if tags is not None else None,
+            status_led=status_light(session),
         )
         for line in lines:
             print(line, file=sys.stderr)  # to the service log too
@@ -103,18 +127,27 @@ def run_referee(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFAULT_SEATS = ("you", "shelly", "finn")
+
+
 def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
-def run_demo(args: argparse.Namespace) -> int:
+def _seats(args: argparse.Namespace) -> tuple[list[str], list[str], Mode]:
+    """The demo's seats, its bots and its mode, from the options (one line if wrong)."""
     from companion.errors import InputError
-    from companion.tables.chomp.demo import SLAP_KEYS, autoplay, open_demo
-    from companion.tables.chomp.screen import TableView, serve
+    from companion.tables.chomp.demo import SLAP_KEYS
 
-    players = _names(args.players)
+    mode = Mode(args.mode)
+    two_player = mode is not Mode.STANDARD
+    players = (
+        _names(args.players) if args.players else list(DEFAULT_SEATS[: 2 if two_player else 3])
+    )
     if len(set(players)) != len(players) or not 2 <= len(players) <= len(SLAP_KEYS):
         raise InputError("--players", f"give 2 to {len(SLAP_KEYS)} different names")
+    if two_player and len(players) != 2:
+        raise InputError("--players", f"{mode} is a game for two: give two names")
     if args.autoplay:
         bots = players
     elif args.bots is None:
@@ -126,11 +159,22 @@ def run_demo(args: argparse.Namespace) -> int:
         unknown = [b for b in bots if b not in players]
         if unknown:
             raise InputError("--bots", f"not a seat: {', '.join(unknown)}")
-    mode = Mode(args.mode)
     if len(players) == 2 and mode is Mode.STANDARD:
         mode = Mode.QUICK_CHOMP
+    return players, bots, mode
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from companion.tables.chomp.demo import autoplay, open_demo
+
+    players, bots, mode = _seats(args)
     session, table = open_demo(
-        players, bots, mode, TwoPlayerEnd(args.two_player_end), seed=args.seed, fast=args.autoplay
+        players,
+        bots,
+        mode,
+        TwoPlayerEnd(args.two_player_end),
+        seed=args.seed,
+        simulated_time=args.autoplay,
     )
     try:
         if args.autoplay:
@@ -143,27 +187,39 @@ def run_demo(args: argparse.Namespace) -> int:
             result = f"winner {game.winner}" if game.winner else "a draw"
             print(f"{rounds} rounds, game over: {result}. Cards: {game.counts}, pot {game.pot}.")
             return 0
-        keys = dict(zip(SLAP_KEYS, players, strict=False))
-        view = TableView(
-            session.daemon,
-            led=session.led_level,
-            buzzer=session.buzzer_on,
-            slap_keys=keys,
-            type_cards=False,
-        )
-        for message in session.messages:
-            view.notify(message)
-        who = ", ".join(f"{k} = {p}{' (bot)' if p in bots else ''}" for k, p in keys.items())
-        view.notify(f"slap keys: {who}")
-
-        def on_key(key: str) -> None:
-            player = keys.get(key)
-            if player is not None:
-                table.press(player)
-
-        serve(view, "companion demo · CHOMP! on simulated pins", on_key=on_key)
+        _play_demo(session, table, players, bots)
     finally:
         table.close()
         session.close()
     print(f"journal: {session.config.journal} (companion chomp audit {session.config.journal})")
     return 0
+
+
+def _play_demo(
+    session: ChompSession, table: SimulatedTable, players: list[str], bots: list[str]
+) -> None:
+    """The demo's screen: slap keys for the seats, the bots on their own."""
+    from companion.tables.chomp.demo import SLAP_KEYS
+    from companion.tables.chomp.screen import TableView, serve, status_light
+
+    keys = dict(zip(SLAP_KEYS, players, strict=False))
+    view = TableView(
+        session.daemon,
+        led=session.led_level,
+        buzzer=session.buzzer_on,
+        slap_keys=keys,
+        type_cards=False,
+        status_led=status_light(session),
+        quit_prompt="Quit? y / n (the journal stays, for an audit)",
+    )
+    for message in session.messages:
+        view.notify(message)
+    who = ", ".join(f"{k} = {p}{' (bot)' if p in bots else ''}" for k, p in keys.items())
+    view.notify(f"slap keys: {who}")
+
+    def on_key(key: str) -> None:
+        player = keys.get(key)
+        if player is not None:
+            table.press(player)
+
+    serve(view, "companion demo · CHOMP! on simulated pins", on_key=on_key)

@@ -26,7 +26,9 @@ def register_bench(bench: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "reading only). Goals: 0.995, 0, 2 s at 12 MP.",
     )
     scan.add_argument("--photos", type=int, default=20, help="photos to read (20)")
-    scan.add_argument("--seed", type=int, default=1)
+    scan.add_argument(
+        "--seed", type=int, default=1, help="seed of the random lands and cameras (1)"
+    )
     scan.add_argument("--megapixels", type=float, default=12.0, help="photo size (12)")
     scan.add_argument("--json", action="store_true", help="one JSON object")
     scan.set_defaults(handler=run_bench_scan)

@@ -56,8 +56,8 @@ PIGPIO_REFUSED = (
 )
 
 ADVICE = (
-    "on a Pi install the GPIO back ends with pip install 'companion[pi]'; "
-    'elsewhere use `companion demo`, or set pin_factory = "mock"'
+    "on a Pi, sudo apt install python3-lgpio and make the venv with --system-site-packages "
+    '(hardware/INSTALL.md); elsewhere use `companion demo`, or set pin_factory = "mock"'
 )
 
 
@@ -145,7 +145,8 @@ def open_factory(name: str) -> OpenedFactory:
     are on another clock, and the detail says which one answered and why.
     """
     if name not in PIN_FACTORIES:
-        raise HardwareError(f"unknown pin factory {name!r} (one of: {', '.join(PIN_FACTORIES)})")
+        offered = ", ".join(n for n in PIN_FACTORIES if n != "pigpio")
+        raise HardwareError(f"unknown pin factory {name!r} (one of: {offered})")
     if name != "auto":
         return _open_named(name)
     env = os.environ.get(ENV_VAR, "").strip().lower()

@@ -132,8 +132,39 @@ def parse_buzzer(value: object, path: str) -> BuzzerConfig:
 
 
 def parse_pin_factory(value: object, path: str) -> str:
-    """One of :data:`PIN_FACTORIES` (``"auto"`` lets gpiozero's order decide)."""
-    return data.choice(value, path, {f: f for f in PIN_FACTORIES}, "pin factory")
+    """One of :data:`PIN_FACTORIES` (``"auto"`` lets gpiozero's order decide).
+
+    pigpio is not offered in the error's list; named anyway, it passes here and is refused
+    with its reason when the pins are opened (``devices.pins``).
+    """
+    if value == "pigpio":
+        return "pigpio"
+    offered = {f: f for f in PIN_FACTORIES if f != "pigpio"}
+    return data.choice(value, path, offered, "pin factory")
+
+
+# The buttons of the CHOMP! example table (hardware/pinmap.example.toml; a test holds the
+# two together). Each is wired from its pin to ground, so another table that reuses that
+# wiring must not drive one of them as an output: pressing the button would short it.
+CHOMP_EXAMPLE_BUTTONS: dict[int, str] = {
+    17: "ann's slap button",
+    27: "bob's slap button",
+    22: "cat's slap button",
+    23: "dan's slap button",
+    21: "reveal button",
+}
+
+
+def output_on_a_button(pin: int, path: str) -> str | None:
+    """A warning when an output pin is one the CHOMP! example table wires as a button."""
+    what = CHOMP_EXAMPLE_BUTTONS.get(pin)
+    if what is None:
+        return None
+    return (
+        f"{path}: GPIO{pin} is the CHOMP! example table's {what}, wired to ground "
+        "(hardware/pinmap.example.toml): on that wiring, an output here is shorted when "
+        "the button is pressed; choose another pin"
+    )
 
 
 @dataclass
@@ -159,14 +190,21 @@ class PinClaims:
             )
         return pin
 
+    def output(self, pin: int, path: str) -> int:
+        """Take ``pin`` as an output (warned about when it is a button on the CHOMP! table)."""
+        warning = output_on_a_button(pin, path)
+        if warning is not None:
+            self.warnings.append(warning)
+        return self.claim(pin, path)
+
     def led(self, led: LedConfig, path: str) -> LedConfig:
         """Take every pin of an LED (three for an RGB LED)."""
         for pin in led.pins:
-            self.claim(pin, path)
+            self.output(pin, path)
         return led
 
     def buzzer(self, buzzer: BuzzerConfig, path: str) -> BuzzerConfig:
-        self.claim(buzzer.pin, data.at(path, "pin"))
+        self.output(buzzer.pin, data.at(path, "pin"))
         return buzzer
 
     def table_outputs(

@@ -20,7 +20,10 @@ from types import ModuleType
 
 from companion.errors import CompanionError
 
-INSTALL_HINT = "photo scanning needs the scan extra: pip install 'companion[scan]'"
+INSTALL_HINT = (
+    "photo scanning needs the scan extra: .venv/bin/pip install -e '.[scan]' "
+    "in the project's folder (docs/scan.md)"
+)
 
 
 class ScanUnavailable(CompanionError, ImportError):

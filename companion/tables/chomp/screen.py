@@ -27,8 +27,37 @@ from companion.referee.daemon import Cards, RefereeDaemon, RefereeStatus, Shutdo
 from companion.signals import RevealStamp
 from companion.tables import shell
 from companion.tables.chomp.card_entry import LEGEND, CardEntry
+from companion.tables.chomp.session import ChompSession
 
 LedState = Callable[[str], float]  # player -> brightness 0..1 (0 when the player has no LED)
+
+QUIT_PROMPT = "Quit? The journal keeps the game (--resume). y / n"
+SLAP_RULE = "Slap after the long beep, unless your card is the lowest or an octopus shows."
+
+
+def status_light(session: ChompSession) -> Callable[[], float] | None:
+    """How bright the table's status LED is now, read back from its pins (None without one)."""
+    led = session.config.status_led
+    if led is None:
+        return None
+    return lambda: max(float(session.pin(pin).state) for pin in led.pins)
+
+
+def round_label(status: RefereeStatus) -> str:
+    """The header's round: the one in play, else the next one (never "Round 0")."""
+    if status.phase in ("countdown", "revealed"):
+        return f"Round {status.round}"
+    if status.over:
+        return f"{status.round} round{'s' if status.round != 1 else ''} played"
+    return f"Round {status.round + 1} next"
+
+
+def seat_cards(status: RefereeStatus) -> dict[str, list[str]]:
+    """The cards to show beside the seats: the round's once they are up, else the last
+    decided round's, but none during a countdown (those cards are back in the piles)."""
+    if status.phase == "countdown" or (status.phase == "revealed" and status.waiting_for_cards):
+        return {}
+    return status.cards
 
 
 @dataclass
@@ -41,6 +70,8 @@ class TableView:
     slap_keys: dict[str, str] = field(default_factory=dict)  # key -> player (the demo)
     type_cards: bool = True  # False when a card-reveal source supplies them
     demand: Callable[[], None] | None = None  # Enter: a card-reveal source must answer now
+    status_led: Callable[[], float] | None = None  # the table's status LED, if it has one
+    quit_prompt: str = QUIT_PROMPT
     messages: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=6))
     last: list[str] = field(default_factory=list)
     entry: CardEntry | None = None
@@ -193,10 +224,11 @@ def draw(screen: Any, view: TableView, status: RefereeStatus, title: str, quit_a
     put(
         1,
         0,
-        f"Round {status.round}  ·  {status.mode}  ·  {phase}  ·  pot {status.pot}"
+        f"{round_label(status)}  ·  {status.mode}  ·  {phase}  ·  pot {status.pot}"
         f"  ·  tie window {referee.tie_window_us} us",
     )
     keys = {player: key for key, player in view.slap_keys.items()}
+    cards = seat_cards(status)
     for row, player in enumerate(referee.game.players):
         level = view.led(player)
         lamp = "●" if level > 0.05 else "○"
@@ -205,11 +237,16 @@ def draw(screen: Any, view: TableView, status: RefereeStatus, title: str, quit_a
         stuck = "  STUCK" if player in status.stuck else ""
         key = f"[{keys[player]}] " if player in keys else ""
         put(3 + row, 2, lamp, colour | curses.A_BOLD)
-        shown = " + ".join(status.cards.get(player, []))
+        shown = " + ".join(cards.get(player, []))
         line = f" {key}{player:<10} {status.counts[player]:>3} cards   {shown}"
         put(3 + row, 3, line + ("  out" if out else "") + stuck, curses.A_DIM if out else 0)
     y = 4 + len(referee.game.players)
     put(y, 2, "♪ BUZZER" if view.buzzer() else "  buzzer", curses.color_pair(2) | curses.A_BOLD)
+    if view.status_led is not None:
+        lit = view.status_led() > 0.05
+        put(
+            y, 14, "● status light" if lit else "○ status light", curses.color_pair(1) if lit else 0
+        )
     y += 2
     card_line = view.card_line(status)
     if card_line:
@@ -225,6 +262,8 @@ def draw(screen: Any, view: TableView, status: RefereeStatus, title: str, quit_a
         put(y, 0, over, curses.A_BOLD)
     else:
         put(y, 0, "Space: next round (countdown)   r: reveal now   q: quit", curses.A_BOLD)
+    if not card_line:
+        put(y + 1, 0, SLAP_RULE, curses.A_DIM)
     y += 3
     for line in view.last:
         put(y, 0, line, curses.color_pair(1))
@@ -234,12 +273,7 @@ def draw(screen: Any, view: TableView, status: RefereeStatus, title: str, quit_a
         put(y, 0, message, curses.color_pair(2))
         y += 1
     if quit_armed:
-        put(
-            height - 1,
-            0,
-            "Quit? The journal keeps the game (--resume). y / n",
-            curses.color_pair(3) | curses.A_BOLD,
-        )
+        put(height - 1, 0, view.quit_prompt, curses.color_pair(3) | curses.A_BOLD)
     screen.refresh()
 
 

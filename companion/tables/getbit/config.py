@@ -7,7 +7,7 @@ is one ConfigError line naming the file and the key (docs/getbit.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from companion import data
@@ -38,6 +38,7 @@ class GetBitConfig:
     lock_in: Mapping[str, int] = field(default_factory=dict)  # player -> button pin
     pin_factory: str = "auto"
     source: str = ""
+    warnings: tuple[str, ...] = ()  # e.g. an LED on a pin another table wires as a button
 
     @property
     def robot_players(self) -> dict[str, str]:
@@ -74,7 +75,7 @@ def table_config_from_dict(value: object) -> GetBitConfig:
         if missing:
             raise data.fail("getbit.lock_in", f"no button for {', '.join(missing)}")
     factory = parse_pin_factory(raw.get("pin_factory", "auto"), "getbit.pin_factory")
-    return GetBitConfig(tuple(robots), buzzer, lock_in, factory)
+    return GetBitConfig(tuple(robots), buzzer, lock_in, factory, warnings=tuple(claims.warnings))
 
 
 def load_table_config(path: str | Path) -> GetBitConfig:
@@ -85,4 +86,4 @@ def load_table_config(path: str | Path) -> GetBitConfig:
         config = table_config_from_dict(raw)
     except InputError as exc:
         raise ConfigError(exc.where, exc.message, source) from None
-    return GetBitConfig(config.robots, config.buzzer, config.lock_in, config.pin_factory, source)
+    return replace(config, source=source)
