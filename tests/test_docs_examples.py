@@ -365,6 +365,14 @@ NOT_RUN_HERE: dict[tuple[str, str], str] = {
     ("docs/scan.md", "# answers.txt, for: companion dino scan photo.jp"): (
         "a patch file's text, read by the scan (tests/test_scan_cli.py)"
     ),
+    ("docs/web.md", ".venv/bin/pip install -e '.[web,scan]'"): (
+        "installs the extras and serves the pages until stopped (tests/test_web_*.py start "
+        "the same server on a free port)"
+    ),
+    ("docs/web.md", "companion web: open http://192.168.1.23:8080/ on"): (
+        "the address and join code of a Pi on its network (tests/test_web_live.py checks "
+        "what the server prints)"
+    ),
     ("docs/tags.md", "[ 1/50] scan a shark (1 of 4)"): (
         "the prompts of `tags learn` with a card reader at hand (tests/test_tags_learn.py)"
     ),
