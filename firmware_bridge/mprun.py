@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -106,8 +107,9 @@ class MicroPythonCore:
     """:class:`Core`'s methods, carried out by the core in a MicroPython process.
 
     Each call sends one command with the HAL's current ticks and pin levels, then replays
-    the frames, LED and buzzer changes the core made through ``hal``. Not thread-safe:
-    the simulated Pico calls it under its lock.
+    the frames, LED and buzzer changes the core made through ``hal``. One exchange at a
+    time: the simulated Pico's thread and a test reading the counters may call at once,
+    and their answers must not cross on the pipe.
     """
 
     def __init__(self, hal: Hal, n_buttons: int, **settings: int | str) -> None:
@@ -124,6 +126,7 @@ class MicroPythonCore:
             bufsize=1,
         )
         self._active = False
+        self._exchange = threading.RLock()
         self._send(init_line(hal.ticks_us(), n_buttons, **settings))
 
     def _levels(self) -> int:
@@ -134,6 +137,10 @@ class MicroPythonCore:
         return bits
 
     def _send(self, line: str) -> list[str]:
+        with self._exchange:
+            return self._send_one(line)
+
+    def _send_one(self, line: str) -> list[str]:
         stdin, stdout = self._pipes()
         stdin.write(line + "\n")
         stdin.flush()
@@ -166,7 +173,8 @@ class MicroPythonCore:
 
     def _op(self, op: str, *args: object) -> list[str]:
         words = " ".join(str(a) for a in args)
-        return self._send(f"{self.hal.ticks_us()} {self._levels()} {op} {words}".rstrip())
+        with self._exchange:  # the ticks and levels sent are those of this exchange
+            return self._send(f"{self.hal.ticks_us()} {self._levels()} {op} {words}".rstrip())
 
     # -- Core's interface -------------------------------------------------------------------
 
