@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Any
 
 from companion.games.chomp import END_NAMES, MODE_NAMES, Mode, TwoPlayerEnd
 
@@ -37,6 +38,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     referee.add_argument(
         "--pin-factory", metavar="NAME", help="override the config's gpio.pin_factory (e.g. mock)"
     )
+    referee.add_argument(
+        "--web",
+        nargs="?",
+        const="8080",
+        metavar="[HOST:]PORT",
+        help="also serve the table to the phones (docs/web.md); alone: 0.0.0.0:8080",
+    )
     referee.set_defaults(handler=run_referee)
 
     demo = commands.add_parser(
@@ -66,7 +74,36 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help="bots only, fast rounds, no screen: play a whole game and report",
     )
+    demo.add_argument(
+        "--web",
+        nargs="?",
+        const="8080",
+        metavar="[HOST:]PORT",
+        help="also serve the table to the phones (docs/web.md); alone: 0.0.0.0:8080",
+    )
     demo.set_defaults(handler=run_demo)
+
+
+def _serve_web(args: argparse.Namespace, session: Any, table: Any = None, bots: Any = ()) -> Any:
+    """``--web``: the CHOMP! page served beside the table; returns what to stop, or None."""
+    if args.web is None:
+        return None
+    from companion.tables.web import require_web
+
+    require_web()
+    from companion.tables.chomp.web import ChompWebTable
+    from companion.tables.web.serve import serve_tables
+
+    press = table.press if table is not None else None
+    page = ChompWebTable(session, press, tuple(bots))
+    site, running = serve_tables([page], args.web)
+    session.messages.append(f"web: {running.url} join code {site.code}")
+
+    def stop() -> None:
+        page.close()
+        running.stop()
+
+    return stop
 
 
 def run_referee(args: argparse.Namespace) -> int:
@@ -79,7 +116,9 @@ def run_referee(args: argparse.Namespace) -> int:
     session = open_chomp_session(
         config, resume=args.resume, new=args.new, pin_factory=args.pin_factory
     )
+    stop_web = None
     try:
+        stop_web = _serve_web(args, session)
         lines = [f"pins: {session.factory.detail}"]
         lines += [
             f"press source {s.name}: {s.timing}, ±{s.uncertainty_us} us" for s in session.sources
@@ -98,6 +137,8 @@ def run_referee(args: argparse.Namespace) -> int:
             view.notify(line)
         serve(view, f"companion referee · {', '.join(config.names)}")
     finally:
+        if stop_web is not None:
+            stop_web()
         session.close()
     print(f"journal: {config.journal}", file=sys.stderr)
     return 0
@@ -132,7 +173,10 @@ def run_demo(args: argparse.Namespace) -> int:
     session, table = open_demo(
         players, bots, mode, TwoPlayerEnd(args.two_player_end), seed=args.seed, fast=args.autoplay
     )
+    stop_web = None
     try:
+        if not args.autoplay:
+            stop_web = _serve_web(args, session, table, bots)
         if args.autoplay:
             rounds = autoplay(session, table)
             game = session.referee.game
@@ -163,6 +207,8 @@ def run_demo(args: argparse.Namespace) -> int:
 
         serve(view, "companion demo · CHOMP! on simulated pins", on_key=on_key)
     finally:
+        if stop_web is not None:
+            stop_web()
         table.close()
         session.close()
     print(f"journal: {session.config.journal} (companion chomp audit {session.config.journal})")

@@ -189,6 +189,16 @@ async def table_action(request: Request) -> Response:
     return JSONResponse(snap.to_dict())
 
 
+async def table_file(request: Request) -> Response:
+    """A file a table draws on demand (a past round's picture): ``table.file(path)``."""
+    table = _site(request).hub.table(request.path_params["name"])
+    make = getattr(table, "file", None)
+    if make is None:
+        raise Refused(404, "file", f"the {table.name} table has no files")
+    body, media_type = await anyio.to_thread.run_sync(make, request.path_params["path"])
+    return Response(body, media_type=media_type, headers={"cache-control": "no-store"})
+
+
 async def table_events(request: Request) -> Response:
     """Server-Sent Events: the whole state now, then each new one (a reconnect catches up)."""
     site = _site(request)
@@ -291,6 +301,7 @@ def create_app(site: Site) -> Starlette:
         Route("/api/tables/{name}", table_state),
         Route("/api/tables/{name}/events", table_events),
         Route("/api/tables/{name}/actions", table_action, methods=["POST"]),
+        Route("/api/tables/{name}/files/{path}", table_file),
         Route("/api/photo", photo_upload, methods=["POST"]),
         Route("/api/photo/annotated.jpg", photo_annotated),
         Route("/api/foodchain/score", foodchain_score, methods=["POST"]),

@@ -198,3 +198,25 @@ def serve_forever(site: Site, host: str, port: int, out: TextIO = sys.stdout) ->
             running.thread.join(0.5)
     finally:
         running.stop()
+
+
+def serve_tables(
+    tables: list[Any], listen: str | None, out: TextIO = sys.stderr
+) -> tuple[Site, Running]:
+    """``--web`` on a live table: the pages and ``tables`` served beside it, in this process.
+
+    Each table with a ``serve(publish)`` is handed the hub's publish once the server
+    answers (the live tables publish from a thread of their own). Returns the site (its
+    join code) and the running server, which the caller stops.
+    """
+    host, port = parse_listen(listen) if listen else (DEFAULT_HOST, DEFAULT_PORT)
+    site = build_site()
+    for table in tables:
+        site.hub.add(table)
+    running = start(site, host, port)
+    for table in tables:
+        serve = getattr(table, "serve", None)
+        if serve is not None:
+            serve(site.hub.publish)
+    announce(running.url, site.code, out)
+    return site, running
