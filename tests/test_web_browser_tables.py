@@ -17,11 +17,15 @@ from test_web_browser import OPEN, TABLET, browser, phone, shots  # noqa: F401
 
 from companion.devices.wiring import LedConfig, LedKind
 from companion.games.chomp import Mode, TwoPlayerEnd
+from companion.games.getbit import Setup, default_robots
 from companion.referee.journal import read_journal
 from companion.tables.chomp.config import ChompConfig, PlayerConfig
 from companion.tables.chomp.demo import open_demo
 from companion.tables.chomp.session import ChompSession, open_chomp_session
 from companion.tables.chomp.web import ChompWebTable
+from companion.tables.getbit.session import open_getbit_table
+from companion.tables.getbit.table import GetBitTable
+from companion.tables.getbit.web import GetBitWebTable
 from companion.tables.web.app import Site
 from companion.tables.web.serve import build_site, start
 
@@ -168,3 +172,82 @@ def test_the_demo_is_played_from_the_page_with_a_slap_button_per_seat(
         served.close()
         simulated.close()
         session.close()
+
+
+def getbit_served(tmp_path: Path, secret: bool) -> tuple[Served, GetBitTable]:
+    setup = Setup(default_robots(["ann", "bob"]), ("ann-1", "bob-1", "ann-2", "bob-2"))
+    table = open_getbit_table(tmp_path / "getbit.json", setup, secret=secret)
+    return Served([GetBitWebTable(table)], []), table
+
+
+def bot_text(page: Any, robot: str) -> str:
+    text: str = page.inner_text(f'[data-bot="{robot}"]')
+    return text
+
+
+def test_getbit_rounds_tapped_on_one_phone_are_seen_on_the_other(
+    browser: Any,  # noqa: F811
+    tmp_path: Path,
+    shots: Path,  # noqa: F811
+) -> None:
+    served, table = getbit_served(tmp_path, secret=False)
+    try:
+        one = phone(browser, served.url, served.site.code)
+        two = phone(browser, served.url, None)  # the other phone watches
+        for cards in ({"ann-1": 1, "bob-1": 2, "ann-2": 3, "bob-2": 4},
+                      {"ann-1": 5, "bob-1": 5, "ann-2": 1, "bob-2": 2}):  # fmt: skip
+            for robot, card in cards.items():
+                one.click(f'[data-cards="{robot}"] [data-card="{card}"]')
+            one.click("#getbit-play")
+            one.wait_for_function(
+                f"document.querySelector('#getbit-status').textContent.startsWith("
+                f"'Round {table.session.state.rounds + 1}')"
+            )
+        bitten = table.session.last.bitten if table.session.last else None
+        assert bitten is not None
+        for screen in (one, two):
+            screen.wait_for_selector(f'svg.robot.bitten[data-robot="{bitten}"]')
+            assert "3 limbs" in bot_text(screen, bitten)
+            assert screen.inner_text("#getbit-last").startswith("Round 2:")
+        state = table.session.state
+        robot = next(r for r in state.line if len(state.hands[r]) < state.setup.hand_size)
+        played = next(c for c in state.setup.full_hand if c not in state.hands[robot])
+        assert one.is_disabled(f'[data-cards="{robot}"] [data-card="{played}"]')  # not in hand
+        one.screenshot(path=str(shots / "getbit-phone.png"), full_page=True)
+        one.click("#getbit-undo")
+        two.wait_for_function(
+            "document.querySelector('#getbit-last').textContent.startsWith('Round 1:')"
+        )
+    finally:
+        served.close()
+        table.close()
+
+
+def test_getbit_secret_cards_each_on_its_own_phone_revealed_together(
+    browser: Any,  # noqa: F811
+    tmp_path: Path,
+    shots: Path,  # noqa: F811
+) -> None:
+    served, table = getbit_served(tmp_path, secret=True)
+    try:
+        ann = phone(browser, served.url, served.site.code)
+        bob = phone(browser, served.url, served.site.code)
+        ann.select_option("#getbit-me", "ann")
+        bob.select_option("#getbit-me", "bob")
+        ann.click('[data-cards="ann-1"] [data-card="2"]')
+        ann.click('[data-cards="ann-2"] [data-card="5"]')
+        bob.wait_for_selector('[data-bot="ann-2"] .chosen')  # that ann chose, not what
+        assert "Waiting for: bob-1, bob-2" in bob.inner_text("#getbit-entry")
+        assert bob.locator('[data-cards="ann-1"]').count() == 0  # not ann's cards to choose
+        bob.screenshot(path=str(shots / "getbit-secret-phone.png"), full_page=True)
+        bob.click('[data-cards="bob-1"] [data-card="1"]')
+        bob.click('[data-cards="bob-2"] [data-card="3"]')
+        for screen in (ann, bob):
+            screen.wait_for_function(
+                "document.querySelector('#getbit-last').textContent.startsWith('Round 1:')"
+            )
+            assert screen.inner_text("#getbit-status").startswith("Round 2")
+        assert table.session.game.rounds == ({"ann-1": 2, "bob-1": 1, "ann-2": 5, "bob-2": 3},)
+    finally:
+        served.close()
+        table.close()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import InputError
 
@@ -86,6 +87,13 @@ def _register_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
     play.add_argument(
         "--pin-factory", metavar="NAME", help="override the config's pin_factory (e.g. mock)"
+    )
+    play.add_argument(
+        "--web",
+        nargs="?",
+        const="8080",
+        metavar="[HOST:]PORT",
+        help="also serve the table to the phones (docs/web.md); alone: 0.0.0.0:8080",
     )
     _register_tags(play)
     play.set_defaults(handler=run_play)
@@ -291,6 +299,25 @@ def _colours(text: str | None, setup: Setup) -> dict[str, str]:
     return colours
 
 
+def _serve_web(listen: str, table: Any) -> Callable[[], None]:
+    """``--web``: the Get Bit! page served beside the terminal; returns how to stop it."""
+    from companion.tables.web import require_web
+
+    require_web()
+    from companion.tables.getbit.web import GetBitWebTable
+    from companion.tables.web.serve import serve_tables
+
+    page = GetBitWebTable(table)
+    site, running = serve_tables([page], listen)
+    table.notify(f"web: {running.url} join code {site.code}")
+
+    def stop() -> None:
+        page.close()
+        running.stop()
+
+    return stop
+
+
 def run_play(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
@@ -346,9 +373,14 @@ def run_play(args: argparse.Namespace) -> int:
         reader_specs=specs,
         tag_options=tag_options,
     )
+    stop_web = None
     try:
+        if args.web is not None:
+            stop_web = _serve_web(args.web, table)
         serve(table)
     finally:
+        if stop_web is not None:
+            stop_web()
         table.close()
     session = table.session
     state = session.state
