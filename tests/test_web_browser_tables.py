@@ -16,9 +16,12 @@ import pytest
 from test_web_browser import OPEN, TABLET, browser, phone, shots  # noqa: F401
 
 from companion.devices.wiring import LedConfig, LedKind
+from companion.games.chips import ChipsTable
 from companion.games.chomp import Mode, TwoPlayerEnd
 from companion.games.getbit import Setup, default_robots
 from companion.referee.journal import read_journal
+from companion.tables.chips.session import ChipsHelper
+from companion.tables.chips.web import ChipsWebTable
 from companion.tables.chomp.config import ChompConfig, PlayerConfig
 from companion.tables.chomp.demo import open_demo
 from companion.tables.chomp.session import ChompSession, open_chomp_session
@@ -251,3 +254,36 @@ def test_getbit_secret_cards_each_on_its_own_phone_revealed_together(
     finally:
         served.close()
         table.close()
+
+
+def test_chips_turns_legal_discards_and_typed_commands_from_the_page(
+    browser: Any,  # noqa: F811
+    tmp_path: Path,
+    shots: Path,  # noqa: F811
+) -> None:
+    helper = ChipsHelper.open(
+        tmp_path / "chips.json", ChipsTable.new(["ann", "bob", "cat"]), False, False, None
+    )
+    served = Served([ChipsWebTable(helper)], [])
+    try:
+        page = phone(browser, served.url, served.site.code)
+        page.fill("#chips-line", "5")  # the deck's top card, typed
+        page.click("#chips-form button")
+        page.wait_for_selector('[data-line="6"]')
+        assert page.inner_text("#chips-prompt").startswith("ann's turn: discard a 4, 5 or 6")
+        page.click('[data-line="4"]')  # a legal discard, one tap
+        page.wait_for_selector('.seat[data-seat="bob"] .led.on')
+        page.fill("#chips-line", "9")
+        page.click("#chips-form button")
+        page.wait_for_selector("#error:not([hidden])")
+        assert page.inner_text("#error") == "line: a 9 cannot go on a 4: play a 3, 4 or 5"
+        for line in ("draw", "mad 3", "no"):
+            page.fill("#chips-line", line)
+            page.click("#chips-form button")
+            page.wait_for_function(
+                f"document.querySelector('#chips-said li')?.textContent.startsWith('> {line}:')"
+            )
+        assert page.inner_text('[data-mad="cat"]') == "Mad Fish 1/3"
+        page.screenshot(path=str(shots / "chips-phone.png"), full_page=True)
+    finally:
+        served.close()

@@ -25,8 +25,8 @@ from companion.referee.picture import round_svg
 from companion.tables.chomp.config import ChompConfig, PlayerConfig
 from companion.tables.chomp.demo import open_demo
 from companion.tables.chomp.session import ChompSession, open_chomp_session
-from companion.tables.chomp.web import ChompWebTable, Publisher
-from companion.tables.web.hub import Hub
+from companion.tables.chomp.web import ChompWebTable
+from companion.tables.web.hub import Hub, Publisher
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 

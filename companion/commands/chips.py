@@ -44,6 +44,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     group.add_argument(
         "--new", action="store_true", help="start a new game; an existing save is kept aside"
     )
+    chips.add_argument(
+        "--web",
+        nargs="?",
+        const="8080",
+        metavar="[HOST:]PORT",
+        help="also serve the table to the phones (docs/web.md); alone: 0.0.0.0:8080",
+    )
     chips.set_defaults(handler=run_chips)
 
 
@@ -58,5 +65,6 @@ def run_chips(args: argparse.Namespace) -> int:
             args.save,
             args.resume,
             args.new,
+            web=args.web,
         )
     )

@@ -14,7 +14,6 @@ Stdlib only (the hub is too): the web server is attached by whoever serves it.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,45 +26,12 @@ from companion.referee.daemon import Cards, StartRound
 from companion.referee.journal import JournalEntry, read_journal
 from companion.referee.picture import round_svg
 from companion.tables.chomp.session import ChompSession
+from companion.tables.web.hub import Publisher
 
 log = logging.getLogger(__name__)
 
 CREATURES = [str(card) for card in Card]
 KEEP_MESSAGES = 6
-
-
-class Publisher:
-    """A thread that calls ``publish`` after each :meth:`poke`, bursts folded into one.
-
-    ``poke`` is a flag set (no lock the caller could wait on, no I/O): the referee's loop
-    calls it and goes on at once.
-    """
-
-    def __init__(self, publish: Callable[[], object], name: str = "web-publisher") -> None:
-        self._publish = publish
-        self._wake = threading.Event()
-        self._stopping = False
-        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self.thread.start()
-
-    def poke(self) -> None:
-        self._wake.set()
-
-    def _run(self) -> None:
-        while True:
-            self._wake.wait()
-            if self._stopping:
-                return
-            self._wake.clear()
-            try:
-                self._publish()
-            except Exception:  # a page's trouble must not end the publishing
-                log.exception("publishing the table's state failed")
-
-    def stop(self) -> None:
-        self._stopping = True
-        self._wake.set()
-        self.thread.join(5)
 
 
 class ChompWebTable:

@@ -23,32 +23,7 @@ from companion.games.getbit import GetBit, PlayError
 from companion.games.getbit_text import round_lines
 from companion.tables.getbit.entry import entry_order, refusal_text
 from companion.tables.getbit.table import GetBitTable
-from companion.tables.web.hub import Action
-
-WATCH_S = 0.25  # how often the watcher looks for a change made at the terminal
-
-
-class Watcher:
-    """Calls ``publish`` whenever ``fingerprint()`` changes (looked at every WATCH_S)."""
-
-    def __init__(self, fingerprint: Callable[[], object], publish: Callable[[], object]) -> None:
-        self._fingerprint = fingerprint
-        self._publish = publish
-        self._stop = threading.Event()
-        self._seen = fingerprint()
-        self.thread = threading.Thread(target=self._run, name="web-watcher", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(WATCH_S):
-            now = self._fingerprint()
-            if now != self._seen:
-                self._seen = now
-                self._publish()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self.thread.join(5)
+from companion.tables.web.hub import Action, Watcher
 
 
 class GetBitWebTable:
