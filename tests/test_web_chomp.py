@@ -272,3 +272,47 @@ def test_web_option_takes_host_and_port() -> None:
     assert done.stderr.strip().splitlines()[-1] == (
         "companion: --web: 'host:port': write [HOST:]PORT, a port number up to 65535"
     )
+
+
+@pytest.mark.slow
+def test_bench_web_measures_every_page_and_the_led_with_and_without_them() -> None:
+    from companion.tables.web.bench import bench_web
+
+    report = bench_web(trials=8, clients=2, seed=3, blocks=2)
+    assert report["trials"] == 8 and report["clients"] == 2
+    to = report["verdict_to_clients_us"]
+    assert 0 < to["p50"] <= to["p99"]  # after the LED, never before it
+    for side in ("with_clients", "without_clients"):
+        led = report["decision_to_led_us"][side]
+        assert 0 < led["p50"] <= led["p99"]
+    assert report["load"]["cpus"] >= 1 and len(report["load"]["loadavg_before"]) == 3
+
+
+def test_a_press_alone_does_not_publish_so_nothing_runs_before_the_decision(
+    session: ChompSession,
+) -> None:
+    table = ChompWebTable(session)
+    pokes: list[int] = []
+    table.follow(lambda: pokes.append(1))
+    hook = session.daemon.on_step
+    assert hook is not None
+    edge = {"type": "edge", "player": "ann", "pressed": True}
+    hook(RefereeStep(journal=[edge]))  # type: ignore[list-item]
+    assert pokes == [] and table.entries[-1] == edge  # kept for the pictures all the same
+    hook(RefereeStep(messages=["cards refused"]))
+    assert pokes == [1]
+
+
+def test_publishing_waits_for_a_decision_due_within_the_hold(session: ChompSession) -> None:
+    table = ChompWebTable(session)
+    now = session.daemon.clock.now_ns()
+    referee = session.daemon.referee
+    original = referee.next_deadline
+    try:
+        referee.next_deadline = lambda: now + 10_000_000  # type: ignore[method-assign]
+        assert 0.005 < table._hold() < 0.013
+        referee.next_deadline = lambda: now + 2_000_000_000  # type: ignore[method-assign]
+        assert table._hold() == 0.0
+    finally:
+        referee.next_deadline = original  # type: ignore[method-assign]
+    assert table._hold() == 0.0  # nothing due between rounds

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 CREATURES = [str(card) for card in Card]
 KEEP_MESSAGES = 6
+HOLD_NS = 50_000_000  # a decision due sooner than this: publish just after it instead
 
 
 class ChompWebTable:
@@ -54,6 +55,7 @@ class ChompWebTable:
         self.entries: list[JournalEntry] = list(read_journal(path).entries)
         self.messages: list[str] = list(session.messages[-KEEP_MESSAGES:])
         self._audited: dict[int, AuditedRound] = {}
+        self._pictures: dict[int, str] = {}
         self._verdicts_seen = -1
         self._sources: list[Mapping[str, object]] = []
         self.publisher: Publisher | None = None
@@ -68,7 +70,10 @@ class ChompWebTable:
             self.entries.extend(step.journal)
             if step.messages:
                 self.messages = (self.messages + list(step.messages))[-KEEP_MESSAGES:]
-            on_change()
+            # A press alone changes nothing a page shows (its verdict will): no publish,
+            # so nothing runs beside the referee between a slap and its decision.
+            if step.cues or step.messages or any(e["type"] != "edge" for e in step.journal):
+                on_change()
             if previous is not None:
                 previous(step)
 
@@ -76,8 +81,22 @@ class ChompWebTable:
 
     def serve(self, publish: Callable[[str], object]) -> None:
         """Publish through ``publish(name)`` (the hub's) from a thread of its own."""
-        self.publisher = Publisher(lambda: publish(self.name))
+        self.publisher = Publisher(lambda: publish(self.name), hold=self._hold)
         self.follow(self.publisher.poke)
+
+    def _hold(self) -> float:
+        """Seconds to wait before publishing: until just after a decision due very soon.
+
+        Read without the daemon's lock (a glance at two numbers; taking the lock is what
+        must not happen while the loop decides)."""
+        try:
+            deadline = self.daemon.referee.next_deadline()
+        except RuntimeError:  # the loop changed the buttons under the glance: look again
+            return 0.001
+        if deadline is None:
+            return 0.0
+        left = deadline - self.daemon.clock.now_ns()
+        return (left + 2_000_000) / 1e9 if left < HOLD_NS else 0.0
 
     def close(self) -> None:
         if self.publisher is not None:
@@ -91,6 +110,7 @@ class ChompWebTable:
         verdicts = sum(1 for e in entries if e["type"] == "verdict")
         if verdicts != self._verdicts_seen and entries:
             self._audited = {r.n: r for r in audit(entries)}
+            self._pictures = {}
             start: Mapping[str, Any] = entries[0]
             self._sources = list(start.get("sources", []))
             self._verdicts_seen = verdicts
@@ -101,7 +121,9 @@ class ChompWebTable:
         rounds = self._rounds()
         if n not in rounds:
             raise InputError("round", f"no decided round {n} in this game's journal")
-        return round_svg(rounds[n], self._sources)
+        if n not in self._pictures:
+            self._pictures[n] = round_svg(rounds[n], self._sources)
+        return self._pictures[n]
 
     def file(self, path: str) -> tuple[bytes, str]:
         """``round-N.svg``: a past round's picture, for the page's list of rounds."""

@@ -69,6 +69,16 @@ class Site:
     limits: Limits = field(default_factory=Limits)
     streams: int = 0
     scanning: anyio.Lock = field(default_factory=anyio.Lock)
+    _events: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def event_text(self, snap: Snapshot) -> str:
+        """A snapshot as an event, serialized once for all the pages watching its table."""
+        cached = self._events.get(snap.table)
+        if cached is None or cached[0] != snap.version:
+            body = json.dumps(snap.to_dict())
+            cached = (snap.version, f"id: {snap.version}\nevent: state\ndata: {body}\n\n")
+            self._events[snap.table] = cached
+        return cached[1]
 
 
 class Refused(Exception):
@@ -217,8 +227,7 @@ async def table_events(request: Request) -> Response:
                 if snap is None:
                     yield ": still here\n\n"
                 else:
-                    body = json.dumps(snap.to_dict())
-                    yield f"id: {snap.version}\nevent: state\ndata: {body}\n\n"
+                    yield site.event_text(snap)
                 snap = await watch.next(site.limits.keepalive_s)
         finally:
             watch.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -188,11 +189,20 @@ class Publisher:
     """A thread that calls ``publish`` after each :meth:`poke`, bursts folded into one.
 
     ``poke`` is a flag set (no lock the caller could wait on, no I/O): the referee's loop
-    calls it and goes on at once.
+    calls it and goes on at once. ``hold()`` returns how many seconds to wait before
+    publishing (0: now), so that drawing the state and waking the pages (Python work,
+    which needs the interpreter's lock) stays out of the referee's way just before a
+    decision falls due.
     """
 
-    def __init__(self, publish: Callable[[], object], name: str = "web-publisher") -> None:
+    def __init__(
+        self,
+        publish: Callable[[], object],
+        name: str = "web-publisher",
+        hold: Callable[[], float] = lambda: 0.0,
+    ) -> None:
         self._publish = publish
+        self._hold = hold
         self._wake = threading.Event()
         self._stopping = False
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -208,6 +218,8 @@ class Publisher:
                 return
             self._wake.clear()
             try:
+                while (wait := self._hold()) > 0 and not self._stopping:
+                    time.sleep(min(wait, 0.05))
                 self._publish()
             except Exception:  # a page's trouble must not end the publishing
                 log.exception("publishing the table's state failed")
