@@ -3,6 +3,7 @@ client: the same typed commands as the terminal, refusals as one line, the legal
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -122,3 +123,47 @@ def test_only_commands_are_taken(served: tuple[TestClient, ChipsHelper]) -> None
     client, _ = served
     wrong = client.post("/api/tables/chips/actions", json={"type": "discard"}, headers=ORIGIN)
     assert wrong.text.strip() == "type: 'discard': Chips takes command (a typed line)"
+
+
+def test_companion_chips_web_serves_the_game_typed_at_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole command: the terminal's line mode and the page share one game."""
+    import os
+    import re
+    import sys
+    import urllib.request
+
+    from companion.cli import main
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)  # CI runs as root; the Pi does not
+    seen: list[dict[str, Any]] = []
+
+    def terminal() -> Iterator[str]:
+        yield "5\n"  # typed at the Pi
+        url = re.search(r"open (http://127\.0\.0\.1:\d+/) on a phone", capsys.readouterr().err)
+        assert url is not None
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"{url[1]}api/tables/chips") as response:
+                seen.append(json.loads(response.read())["state"])
+            if seen[-1]["top"] == 5:
+                break
+            time.sleep(0.05)
+        yield "quit\n"
+
+    class Terminal:
+        """Standard input that is not a terminal: the line mode reads it line by line."""
+
+        lines = terminal()
+
+        def isatty(self) -> bool:
+            return False
+
+        def __iter__(self) -> Iterator[str]:
+            return self.lines
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    save = tmp_path / "chips.json"
+    assert main(["chips", "--players", "ann,bob", "--save", str(save), "--web", "127.0.0.1:0"]) == 0
+    assert seen and seen[-1]["top"] == 5 and seen[-1]["legal"] == [4, 5, 6]

@@ -55,6 +55,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_chips(args: argparse.Namespace) -> int:
+    from companion.tables.web import check_web
+
+    check_web(args.web)  # before the save file and the LEDs are opened
     return run(
         ChipsOptions(
             args.players,

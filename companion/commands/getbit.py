@@ -301,9 +301,6 @@ def _colours(text: str | None, setup: Setup) -> dict[str, str]:
 
 def _serve_web(listen: str, table: Any) -> Callable[[], None]:
     """``--web``: the Get Bit! page served beside the terminal; returns how to stop it."""
-    from companion.tables.web import require_web
-
-    require_web()
     from companion.tables.getbit.web import GetBitWebTable
     from companion.tables.web.serve import serve_tables
 
@@ -326,8 +323,10 @@ def run_play(args: argparse.Namespace) -> int:
     from companion.tables.getbit.saved import DEFAULT_SAVE
     from companion.tables.getbit.screen import serve
     from companion.tables.getbit.session import open_getbit_table
+    from companion.tables.web import check_web
     from companion.tags.tagfile import GAME_TITLES, GETBIT, TagFile, load_tagfile
 
+    check_web(args.web)  # before the save file and the devices are opened
     _check_tag_options(args)
     tagfile: TagFile | None = None
     if args.tags:

@@ -88,9 +88,6 @@ def _serve_web(args: argparse.Namespace, session: Any, table: Any = None, bots: 
     """``--web``: the CHOMP! page served beside the table; returns what to stop, or None."""
     if args.web is None:
         return None
-    from companion.tables.web import require_web
-
-    require_web()
     from companion.tables.chomp.web import ChompWebTable
     from companion.tables.web.serve import serve_tables
 
@@ -110,8 +107,10 @@ def run_referee(args: argparse.Namespace) -> int:
     from companion.tables.chomp.config import load_config
     from companion.tables.chomp.screen import TableView, serve
     from companion.tables.chomp.session import open_chomp_session
+    from companion.tables.web import check_web
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    check_web(args.web)  # before the pins and the journal are opened
     config = load_config(args.config)
     session = open_chomp_session(
         config, resume=args.resume, new=args.new, pin_factory=args.pin_factory
@@ -152,7 +151,9 @@ def run_demo(args: argparse.Namespace) -> int:
     from companion.errors import InputError
     from companion.tables.chomp.demo import SLAP_KEYS, autoplay, open_demo
     from companion.tables.chomp.screen import TableView, serve
+    from companion.tables.web import check_web
 
+    check_web(args.web)
     players = _names(args.players)
     if len(set(players)) != len(players) or not 2 <= len(players) <= len(SLAP_KEYS):
         raise InputError("--players", f"give 2 to {len(SLAP_KEYS)} different names")

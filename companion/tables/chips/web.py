@@ -111,9 +111,6 @@ class ChipsWebTable:
 
 def serve_web(helper: ChipsHelper, listen: str) -> Callable[[], None]:
     """``companion chips --web``: the page beside the terminal; returns how to stop it."""
-    from companion.tables.web import require_web
-
-    require_web()
     from companion.tables.web.serve import serve_tables
 
     page = ChipsWebTable(helper)

@@ -9,8 +9,9 @@ Starlette, uvicorn and segno come with the ``web`` extra and are imported only b
 
 from __future__ import annotations
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, InputError
 
+DEFAULT_HOST, DEFAULT_PORT = "0.0.0.0", 8080
 INSTALL_HINT = "the web pages need the web extra: .venv/bin/pip install -e '.[web]'"
 
 
@@ -29,3 +30,21 @@ def require_web() -> None:
         import uvicorn  # noqa: F401
     except ImportError:
         raise WebUnavailable() from None
+
+
+def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
+    """``[HOST:]PORT`` (``8080``, ``0.0.0.0:8080``, ``[::]:8080``)."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = DEFAULT_HOST, text
+    host = host.strip("[]") or DEFAULT_HOST
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise InputError(where, f"{text!r}: write [HOST:]PORT, a port number up to 65535")
+    return host, int(port)
+
+
+def check_web(listen: str | None) -> None:
+    """``--web`` on a table's command, checked before the table opens anything."""
+    if listen is not None:
+        require_web()
+        parse_listen(listen)
