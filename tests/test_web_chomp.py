@@ -316,3 +316,55 @@ def test_publishing_waits_for_a_decision_due_within_the_hold(session: ChompSessi
     finally:
         referee.next_deadline = original  # type: ignore[method-assign]
     assert table._hold() == 0.0  # nothing due between rounds
+
+
+@pytest.mark.slow
+def test_companion_referee_web_serves_the_table_it_referees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole command: a round played in the line mode shows on the page, with the
+    address and join code on the error output and the table's screen."""
+    import json
+    import os
+    import re
+    import urllib.request
+
+    from companion.cli import main
+
+    config = tmp_path / "table.toml"
+    config.write_text(
+        "[referee]\ncountdown_beeps = 1\ncountdown_interval_ms = 100\nend_ms = 200\n"
+        f'round_timeout_s = 1\njournal = "{tmp_path / "game.jsonl"}"\n'
+        + "".join(f'[[players]]\nname = "{p}"\nbutton = {b}\n' for p, b in BUTTONS.items()),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)  # CI runs as root; the Pi does not
+    seen: list[dict[str, Any]] = []
+    printed: list[Any] = []
+
+    def typed() -> Iterator[str]:
+        yield from ("start\n", "wait 0.4\n", "cards ann=plankton bob=seal cat=shark\n")
+        yield "wait 1.5\n"
+        printed.append(capsys.readouterr())
+        url = re.search(r"open (http://127\.0\.0\.1:\d+/) on a phone", printed[0].err)
+        assert url is not None
+        with urllib.request.urlopen(f"{url[1]}api/tables/chomp") as response:
+            seen.append(json.loads(response.read())["state"])
+        yield "quit\n"
+
+    class Terminal:
+        lines = typed()
+
+        def isatty(self) -> bool:
+            return False
+
+        def __iter__(self) -> Iterator[str]:
+            return self.lines
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    argv = ["referee", "--config", str(config), "--pin-factory", "mock", "--new"]
+    assert main([*argv, "--web", "127.0.0.1:0"]) == 0
+    (state,) = seen
+    assert state["rounds"][0]["n"] == 1 and state["verdict"]["headline"].startswith("No winner")
+    assert re.search(r"^web: http://127\.0\.0\.1:\d+/ join code \w{8}$", printed[0].err, re.M)
+    assert "Round 1: No winner" in printed[0].out  # the table's own line mode, as before
