@@ -368,3 +368,17 @@ def test_companion_referee_web_serves_the_table_it_referees(
     assert state["rounds"][0]["n"] == 1 and state["verdict"]["headline"].startswith("No winner")
     assert re.search(r"^web: http://127\.0\.0\.1:\d+/ join code \w{8}$", printed[0].err, re.M)
     assert "Round 1: No winner" in printed[0].out  # the table's own line mode, as before
+
+
+def test_web_refuses_root_before_the_table_opens_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from companion.cli import main
+
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    save = tmp_path / "chips.json"
+    assert main(["chips", "--players", "ann,bob", "--save", str(save), "--web"]) == 2
+    assert capsys.readouterr().err.startswith("companion: the web server does not run as root")
+    assert not save.exists()  # refused before the game was saved

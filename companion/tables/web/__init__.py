@@ -44,7 +44,14 @@ def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
 
 
 def check_web(listen: str | None) -> None:
-    """``--web`` on a table's command, checked before the table opens anything."""
+    """``--web`` on a table's command, checked before the table opens anything: the
+    extra, the address, and that this is not root (the server would refuse later)."""
     if listen is not None:
         require_web()
         parse_listen(listen)
+        import os
+
+        from companion.tables.web.serve import RootRefused
+
+        if os.geteuid() == 0:
+            raise RootRefused()
