@@ -261,6 +261,7 @@ def test_a_failing_publish_does_not_stop_the_publisher() -> None:
     assert len(calls) == 2
 
 
+@pytest.mark.slow
 def test_web_option_takes_host_and_port() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "companion", "demo", "--web", "host:port"],
