@@ -9,6 +9,8 @@ Starlette, uvicorn and segno come with the ``web`` extra and are imported only b
 
 from __future__ import annotations
 
+import os
+
 from companion.errors import CompanionError, InputError
 
 DEFAULT_HOST, DEFAULT_PORT = "0.0.0.0", 8080
@@ -20,6 +22,16 @@ class WebUnavailable(CompanionError, ImportError):
 
     def __init__(self) -> None:
         super().__init__(INSTALL_HINT)
+
+
+class RootRefused(CompanionError, PermissionError):
+    """The server is not run as root: a page bug must not own the Pi."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the web server does not run as root: start it as an ordinary user "
+            "(the pi user, or the systemd unit's User=)"
+        )
 
 
 def require_web() -> None:
@@ -49,9 +61,5 @@ def check_web(listen: str | None) -> None:
     if listen is not None:
         require_web()
         parse_listen(listen)
-        import os
-
-        from companion.tables.web.serve import RootRefused
-
         if os.geteuid() == 0:
             raise RootRefused()

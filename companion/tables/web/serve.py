@@ -28,6 +28,7 @@ from companion import data
 from companion.errors import CompanionError, ConfigError, InputError
 from companion.tables.web import DEFAULT_HOST as DEFAULT_HOST
 from companion.tables.web import DEFAULT_PORT as DEFAULT_PORT
+from companion.tables.web import RootRefused as RootRefused
 from companion.tables.web import parse_listen as parse_listen
 from companion.tables.web.app import Limits, Site, create_app
 from companion.tables.web.hub import Hub
@@ -37,16 +38,6 @@ from companion.tables.web.photo import PhotoTable
 CODE_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud or typed
 CODE_LENGTH = 8  # 40 bits: enough on a home network, short enough to type
 log = logging.getLogger("companion.web")
-
-
-class RootRefused(CompanionError, PermissionError):
-    """The server is not run as root: a page bug must not own the Pi."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "the web server does not run as root: start it as an ordinary user "
-            "(the pi user, or the systemd unit's User=)"
-        )
 
 
 def new_code() -> str:
