@@ -2,7 +2,9 @@
 
 :mod:`.hub` is the generic table hub (a table publishes its state, receives actions);
 :mod:`.land`, :mod:`.photo` and :mod:`.sheet` are the pages that need no live table;
-:mod:`.app` is the Starlette application and :mod:`.serve` runs it under uvicorn.
+:mod:`.app` is the Starlette application and :mod:`.serve` runs it under uvicorn;
+:mod:`.bench` is ``companion bench web``. The live tables' pages are beside their tables
+(``tables/chomp/web.py``, ``tables/getbit/web.py``, ``tables/chips/web.py``), stdlib only.
 Starlette, uvicorn and segno come with the ``web`` extra and are imported only by
 :mod:`.app` and :mod:`.serve`, so ``companion --help`` never loads them.
 """
