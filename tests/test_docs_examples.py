@@ -387,6 +387,10 @@ NOT_RUN_HERE: dict[tuple[str, str], str] = {
         "tests/test_bridge_pty.py)"
     ),
     ("hardware/INSTALL.md", "sudo apt update && sudo apt full-upgrade -y"): "Raspberry Pi OS's apt",
+    ("hardware/INSTALL.md", "cd ~/companion && .venv/bin/pip install -e '.[web]'"): (
+        "installs the web extra into the Pi's environment (tests/test_install_wheels.py "
+        "resolves it on the index)"
+    ),
     ("hardware/INSTALL.md", "sudo apt install python3-venv python3-lgpio git"): (
         "Raspberry Pi OS's apt"
     ),

@@ -32,9 +32,10 @@ pytestmark = pytest.mark.index
 
 
 def documented_requirements() -> list[str]:
-    """The core's requirements and the scan extra's, from pyproject.toml."""
+    """The core's requirements and the scan and web extras', from pyproject.toml."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return [*project["dependencies"], *project["optional-dependencies"]["scan"]]
+    extras = project["optional-dependencies"]
+    return [*project["dependencies"], *extras["scan"], *extras["web"]]
 
 
 def pip_download(arch: str, requirements: list[str], dest: Path, deps: bool) -> str:
@@ -58,13 +59,14 @@ def pip_download(arch: str, requirements: list[str], dest: Path, deps: bool) -> 
 
 
 @pytest.mark.slow
-def test_64_bit_bookworm_installs_core_and_scan_from_wheels(tmp_path: Path) -> None:
+def test_64_bit_bookworm_installs_core_scan_and_web_from_wheels(tmp_path: Path) -> None:
     error = pip_download("aarch64", documented_requirements(), tmp_path, deps=True)
     assert error == "", error
     wheels = sorted(p.name for p in tmp_path.iterdir())
     assert wheels and all(name.endswith(".whl") for name in wheels), wheels
     names = {re.split(r"-\d", name, maxsplit=1)[0].lower() for name in wheels}
     assert {"gpiozero", "pyserial", "numpy", "opencv_python_headless", "pillow"} <= names
+    assert {"starlette", "uvicorn", "segno"} <= names
 
 
 @pytest.mark.slow

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from companion.files import dump_json
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 SEED_HELP = "seed of the random generator: the same figures' inputs every time (1)"
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: Subparsers) -> None:
     bench = commands.add_parser(
         "bench",
         help="measure the referee, the bridge, the scorers and print figures",
@@ -17,6 +21,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "JSON object). The figures are read against the goals in README.md.",
     )
     sub = bench.add_subparsers(dest="bench_command", metavar="WHAT", required=True)
+    _referee(sub)
+    _bridge(sub)
+    _history(sub)
+    _web(sub)
+    from companion.commands.scan import register_bench  # photos: OpenCV stays lazy
+
+    register_bench(sub)
+    from companion.commands.dino import register_bench_dino  # the Chomp scorer's bench
+
+    register_bench_dino(sub)
+
+
+def _referee(sub: Subparsers) -> None:
     referee = sub.add_parser(
         "referee",
         help="ordering by stamp vs arrival, verdict latency on mock pins, judge cost",
@@ -30,6 +47,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     referee.add_argument("--json", action="store_true", help="one JSON object")
     referee.set_defaults(handler=run_bench_referee)
 
+
+def _bridge(sub: Subparsers) -> None:
     bridge = sub.add_parser(
         "bridge",
         help="the Pico bridge's host path against a simulated Pico over a pty",
@@ -57,6 +76,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     bridge.add_argument("--json", action="store_true", help="one JSON object")
     bridge.set_defaults(handler=run_bench_bridge)
 
+
+def _history(sub: Subparsers) -> None:
     history = sub.add_parser(
         "history",
         help="import generated CHOMP! games into a history database, time the stats",
@@ -70,12 +91,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     history.add_argument("--json", action="store_true", help="one JSON object")
     history.set_defaults(handler=run_bench_history)
 
-    from companion.commands.scan import register_bench  # photos: OpenCV stays lazy
 
-    register_bench(sub)
-    from companion.commands.dino import register_bench_dino  # the Chomp scorer's bench
-
-    register_bench_dino(sub)
+def _web(sub: Subparsers) -> None:
+    web = sub.add_parser(
+        "web",
+        help="a verdict on the pins to 6 phones' pages, and the LED with and without them",
+        description="The CHOMP! table on mock pins with its page served on 127.0.0.1 and "
+        "6 pages reading its event stream: a verdict's LED to its update in every page, and "
+        "the referee's decision-to-LED latency with the pages connected and without, "
+        "measured in alternating blocks of one run (docs/web.md).",
+    )
+    web.add_argument("--trials", type=int, default=200, help="verdicts with the pages (200)")
+    web.add_argument("--clients", type=int, default=6, help="pages reading the stream (6)")
+    web.add_argument("--seed", type=int, default=1, help=SEED_HELP)
+    web.add_argument("--json", action="store_true", help="one JSON object")
+    web.set_defaults(handler=run_bench_web)
 
 
 def run_bench_referee(args: argparse.Namespace) -> int:
@@ -91,6 +121,32 @@ def run_bench_referee(args: argparse.Namespace) -> int:
     print(f"wrong winner judged by arrival: {report['ordering_errors_arrival']}")
     print(f"verdict latency (decision -> LED): p50 {lat['p50']} us, p99 {lat['p99']} us")
     print(f"judge cost per verdict: p50 {cost['p50']} us, p99 {cost['p99']} us")
+    return 0
+
+
+def run_bench_web(args: argparse.Namespace) -> int:
+    from companion.errors import InputError
+    from companion.tables.web import require_web
+
+    if args.trials < 4 or args.clients < 1:
+        raise InputError("--trials" if args.trials < 4 else "--clients", "too few to measure")
+    require_web()
+    from companion.tables.web.bench import bench_web
+
+    report = bench_web(args.trials, args.clients, args.seed)
+    if args.json:
+        print(dump_json(report))
+        return 0
+    to, led = report["verdict_to_clients_us"], report["decision_to_led_us"]
+    on, off = led["with_clients"], led["without_clients"]
+    print(f"{report['trials']} verdicts, {report['clients']} pages reading the stream")
+    print(f"verdict to every page: p50 {to['p50']} us, p99 {to['p99']} us")
+    print(f"decision -> LED with the pages:    p50 {on['p50']} us, p99 {on['p99']} us")
+    print(f"decision -> LED without the pages: p50 {off['p50']} us, p99 {off['p99']} us")
+    print(
+        f"load average before/after: {report['load']['loadavg_before']} / "
+        f"{report['load']['loadavg_after']} on {report['load']['cpus']} cpus"
+    )
     return 0
 
 

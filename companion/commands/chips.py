@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from companion.commands.web import add_web_option
 from companion.tables.chips.app import ChipsOptions, run
 
 DESCRIPTION = (
@@ -76,9 +77,13 @@ def _options(chips: argparse.ArgumentParser, default: str | None) -> None:
         default=flag,
         help="start a new game; an existing save is kept aside",
     )
+    add_web_option(chips, default)
 
 
 def run_chips(args: argparse.Namespace) -> int:
+    from companion.tables.web import check_web
+
+    check_web(args.web)  # before the save file and the LEDs are opened
     return run(
         ChipsOptions(
             args.players,
@@ -89,5 +94,6 @@ def run_chips(args: argparse.Namespace) -> int:
             args.save,
             args.resume,
             args.new,
+            web=args.web,
         )
     )

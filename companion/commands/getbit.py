@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from companion.commands.web import add_web_option
 from companion.errors import InputError
 
 if TYPE_CHECKING:
@@ -87,6 +89,7 @@ def _register_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     play.add_argument(
         "--pin-factory", metavar="NAME", help="override the config's pin_factory (e.g. mock)"
     )
+    add_web_option(play)
     _register_tags(play)
     play.set_defaults(handler=run_play)
 
@@ -291,6 +294,22 @@ def _colours(text: str | None, setup: Setup) -> dict[str, str]:
     return colours
 
 
+def _serve_web(listen: str, table: Any) -> Callable[[], None]:
+    """``--web``: the Get Bit! page served beside the terminal; returns how to stop it."""
+    from companion.tables.getbit.web import GetBitWebTable
+    from companion.tables.web.serve import serve_tables
+
+    page = GetBitWebTable(table)
+    site, running = serve_tables([page], listen)
+    table.notify(f"web: {running.url} join code {site.code}")
+
+    def stop() -> None:
+        page.close()
+        running.stop()
+
+    return stop
+
+
 def run_play(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
@@ -299,8 +318,10 @@ def run_play(args: argparse.Namespace) -> int:
     from companion.tables.getbit.saved import DEFAULT_SAVE
     from companion.tables.getbit.screen import serve
     from companion.tables.getbit.session import open_getbit_table
+    from companion.tables.web import check_web
     from companion.tags.tagfile import GAME_TITLES, GETBIT, TagFile, load_tagfile
 
+    check_web(args.web)  # before the save file and the devices are opened
     _check_tag_options(args)
     tagfile: TagFile | None = None
     if args.tags:
@@ -349,9 +370,14 @@ def run_play(args: argparse.Namespace) -> int:
         reader_specs=specs,
         tag_options=tag_options,
     )
+    stop_web = None
     try:
+        if args.web is not None:
+            stop_web = _serve_web(args.web, table)
         serve(table)
     finally:
+        if stop_web is not None:
+            stop_web()
         table.close()
     session = table.session
     state = session.state

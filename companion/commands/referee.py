@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from companion.commands.web import add_web_option
 from companion.games.chomp import END_NAMES, MODE_NAMES, Mode, TwoPlayerEnd
 
 if TYPE_CHECKING:  # the tables are imported only when a command runs
@@ -42,6 +43,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     referee.add_argument(
         "--pin-factory", metavar="NAME", help="override the config's gpio.pin_factory (e.g. mock)"
     )
+    add_web_option(referee)
     referee.set_defaults(handler=run_referee)
 
     demo = commands.add_parser(
@@ -89,20 +91,44 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="bots only, in simulated time, no screen: play a whole game at once and "
         "print the journal's path to audit",
     )
+    add_web_option(demo)
     demo.set_defaults(handler=run_demo)
+
+
+def _serve_web(args: argparse.Namespace, session: Any, table: Any = None, bots: Any = ()) -> Any:
+    """``--web``: the CHOMP! page served beside the table; returns what to stop, or None."""
+    if args.web is None:
+        return None
+    from companion.tables.chomp.web import ChompWebTable
+    from companion.tables.web.serve import serve_tables
+
+    press = table.press if table is not None else None
+    page = ChompWebTable(session, press, tuple(bots))
+    site, running = serve_tables([page], args.web)
+    session.messages.append(f"web: {running.url} join code {site.code}")
+
+    def stop() -> None:
+        page.close()
+        running.stop()
+
+    return stop
 
 
 def run_referee(args: argparse.Namespace) -> int:
     from companion.tables.chomp.config import load_config
     from companion.tables.chomp.screen import TableView, serve, status_light
     from companion.tables.chomp.session import open_chomp_session
+    from companion.tables.web import check_web
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    check_web(args.web)  # before the pins and the journal are opened
     config = load_config(args.config)
     session = open_chomp_session(
         config, resume=args.resume, new=args.new, pin_factory=args.pin_factory
     )
+    stop_web = None
     try:
+        stop_web = _serve_web(args, session)
         lines = [f"pins: {session.factory.detail}"]
         lines += [
             f"press source {s.name}: {s.timing}, ±{s.uncertainty_us} us" for s in session.sources
@@ -122,6 +148,8 @@ def run_referee(args: argparse.Namespace) -> int:
             view.notify(line)
         serve(view, f"companion referee · {', '.join(config.names)}")
     finally:
+        if stop_web is not None:
+            stop_web()
         session.close()
     print(f"journal: {config.journal}", file=sys.stderr)
     return 0
@@ -166,7 +194,9 @@ def _seats(args: argparse.Namespace) -> tuple[list[str], list[str], Mode]:
 
 def run_demo(args: argparse.Namespace) -> int:
     from companion.tables.chomp.demo import autoplay, open_demo
+    from companion.tables.web import check_web
 
+    check_web(args.web)
     players, bots, mode = _seats(args)
     session, table = open_demo(
         players,
@@ -176,7 +206,10 @@ def run_demo(args: argparse.Namespace) -> int:
         seed=args.seed,
         simulated_time=args.autoplay,
     )
+    stop_web = None
     try:
+        if not args.autoplay:
+            stop_web = _serve_web(args, session, table, bots)
         if args.autoplay:
             rounds = autoplay(session, table)
             game = session.referee.game
@@ -189,6 +222,8 @@ def run_demo(args: argparse.Namespace) -> int:
             return 0
         _play_demo(session, table, players, bots)
     finally:
+        if stop_web is not None:
+            stop_web()
         table.close()
         session.close()
     print(f"journal: {session.config.journal} (companion chomp audit {session.config.journal})")

@@ -32,6 +32,7 @@ class ChipsOptions:
     save: str | None = None
     resume: bool = False
     new: bool = False
+    web: str | None = None  # --web [HOST:]PORT: the page too (tables/chips/web.py)
 
 
 def _names(text: str) -> list[str]:
@@ -117,6 +118,10 @@ def run(options: ChipsOptions) -> int:
                 return None
             return any(bool(opened.factory.pin(pin).state) for pin in cfg.pins)
 
+        if options.web is not None:
+            from companion.tables.chips.web import serve_web
+
+            devices.callback(serve_web(helper, options.web))
         title = f"The Great Chips Escape · {', '.join(helper.table.players)}"
         if sys.stdin.isatty() and sys.stdout.isatty():
             run_curses(helper, title, led)

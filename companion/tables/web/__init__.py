@@ -2,15 +2,20 @@
 
 :mod:`.hub` is the generic table hub (a table publishes its state, receives actions);
 :mod:`.land`, :mod:`.photo` and :mod:`.sheet` are the pages that need no live table;
-:mod:`.app` is the Starlette application and :mod:`.serve` runs it under uvicorn.
+:mod:`.app` is the Starlette application and :mod:`.serve` runs it under uvicorn;
+:mod:`.bench` is ``companion bench web``. The live tables' pages are beside their tables
+(``tables/chomp/web.py``, ``tables/getbit/web.py``, ``tables/chips/web.py``), stdlib only.
 Starlette, uvicorn and segno come with the ``web`` extra and are imported only by
 :mod:`.app` and :mod:`.serve`, so ``companion --help`` never loads them.
 """
 
 from __future__ import annotations
 
-from companion.errors import CompanionError
+import os
 
+from companion.errors import CompanionError, InputError
+
+DEFAULT_HOST, DEFAULT_PORT = "0.0.0.0", 8080
 INSTALL_HINT = "the web pages need the web extra: .venv/bin/pip install -e '.[web]'"
 
 
@@ -21,6 +26,16 @@ class WebUnavailable(CompanionError, ImportError):
         super().__init__(INSTALL_HINT)
 
 
+class RootRefused(CompanionError, PermissionError):
+    """The server is not run as root: a page bug must not own the Pi."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the web server does not run as root: start it as an ordinary user "
+            "(the pi user, or the systemd unit's User=)"
+        )
+
+
 def require_web() -> None:
     """Import the web extra's packages, or raise WebUnavailable saying how to get them."""
     try:
@@ -29,3 +44,24 @@ def require_web() -> None:
         import uvicorn  # noqa: F401
     except ImportError:
         raise WebUnavailable() from None
+
+
+def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
+    """``[HOST:]PORT`` (``8080``, ``0.0.0.0:8080``, ``[::]:8080``)."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = DEFAULT_HOST, text
+    host = host.strip("[]") or DEFAULT_HOST
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise InputError(where, f"{text!r}: write [HOST:]PORT, a port number up to 65535")
+    return host, int(port)
+
+
+def check_web(listen: str | None) -> None:
+    """``--web`` on a table's command, checked before the table opens anything: the
+    extra, the address, and that this is not root (the server would refuse later)."""
+    if listen is not None:
+        require_web()
+        parse_listen(listen)
+        if os.geteuid() == 0:
+            raise RootRefused()

@@ -69,6 +69,16 @@ class Site:
     limits: Limits = field(default_factory=Limits)
     streams: int = 0
     scanning: anyio.Lock = field(default_factory=anyio.Lock)
+    _events: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def event_text(self, snap: Snapshot) -> str:
+        """A snapshot as an event, serialized once for all the pages watching its table."""
+        cached = self._events.get(snap.table)
+        if cached is None or cached[0] != snap.version:
+            body = json.dumps(snap.to_dict())
+            cached = (snap.version, f"id: {snap.version}\nevent: state\ndata: {body}\n\n")
+            self._events[snap.table] = cached
+        return cached[1]
 
 
 class Refused(Exception):
@@ -189,6 +199,16 @@ async def table_action(request: Request) -> Response:
     return JSONResponse(snap.to_dict())
 
 
+async def table_file(request: Request) -> Response:
+    """A file a table draws on demand (a past round's picture): ``table.file(path)``."""
+    table = _site(request).hub.table(request.path_params["name"])
+    make = getattr(table, "file", None)
+    if make is None:
+        raise Refused(404, "file", f"the {table.name} table has no files")
+    body, media_type = await anyio.to_thread.run_sync(make, request.path_params["path"])
+    return Response(body, media_type=media_type, headers={"cache-control": "no-store"})
+
+
 async def table_events(request: Request) -> Response:
     """Server-Sent Events: the whole state now, then each new one (a reconnect catches up)."""
     site = _site(request)
@@ -207,8 +227,7 @@ async def table_events(request: Request) -> Response:
                 if snap is None:
                     yield ": still here\n\n"
                 else:
-                    body = json.dumps(snap.to_dict())
-                    yield f"id: {snap.version}\nevent: state\ndata: {body}\n\n"
+                    yield site.event_text(snap)
                 snap = await watch.next(site.limits.keepalive_s)
         finally:
             watch.close()
@@ -291,6 +310,7 @@ def create_app(site: Site) -> Starlette:
         Route("/api/tables/{name}", table_state),
         Route("/api/tables/{name}/events", table_events),
         Route("/api/tables/{name}/actions", table_action, methods=["POST"]),
+        Route("/api/tables/{name}/files/{path}", table_file),
         Route("/api/photo", photo_upload, methods=["POST"]),
         Route("/api/photo/annotated.jpg", photo_annotated),
         Route("/api/foodchain/score", foodchain_score, methods=["POST"]),

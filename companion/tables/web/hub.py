@@ -12,14 +12,18 @@ without knowing about the web server: :meth:`Hub.publish` is safe from any threa
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from companion.errors import InputError
 
 Action = Mapping[str, Any]
+WATCH_S = 0.25  # how often a Watcher looks for a change made elsewhere (a terminal)
+log = logging.getLogger(__name__)
 
 
 class Table(Protocol):
@@ -174,3 +178,76 @@ class Watch:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# --------------------------------------------------------------------------------------
+# How a live table hears of its changes without ever holding up the table
+# --------------------------------------------------------------------------------------
+
+
+class Publisher:
+    """A thread that calls ``publish`` after each :meth:`poke`, bursts folded into one.
+
+    ``poke`` is a flag set (no lock the caller could wait on, no I/O): the referee's loop
+    calls it and goes on at once. ``hold()`` returns how many seconds to wait before
+    publishing (0: now), so that drawing the state and waking the pages (Python work,
+    which needs the interpreter's lock) stays out of the referee's way just before a
+    decision falls due.
+    """
+
+    def __init__(
+        self,
+        publish: Callable[[], object],
+        name: str = "web-publisher",
+        hold: Callable[[], float] = lambda: 0.0,
+    ) -> None:
+        self._publish = publish
+        self._hold = hold
+        self._wake = threading.Event()
+        self._stopping = False
+        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self.thread.start()
+
+    def poke(self) -> None:
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            if self._stopping:
+                return
+            self._wake.clear()
+            try:
+                while (wait := self._hold()) > 0 and not self._stopping:
+                    time.sleep(min(wait, 0.05))
+                self._publish()
+            except Exception:  # a page's trouble must not end the publishing
+                log.exception("publishing the table's state failed")
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        self.thread.join(5)
+
+
+class Watcher:
+    """Calls ``publish`` whenever ``fingerprint()`` changes (looked at every WATCH_S)."""
+
+    def __init__(self, fingerprint: Callable[[], object], publish: Callable[[], object]) -> None:
+        self._fingerprint = fingerprint
+        self._publish = publish
+        self._stop = threading.Event()
+        self._seen = fingerprint()
+        self.thread = threading.Thread(target=self._run, name="web-watcher", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(WATCH_S):
+            now = self._fingerprint()
+            if now != self._seen:
+                self._seen = now
+                self._publish()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(5)

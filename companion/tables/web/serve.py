@@ -26,41 +26,23 @@ import uvicorn
 
 from companion import data
 from companion.errors import CompanionError, ConfigError, InputError
+from companion.tables.web import DEFAULT_HOST as DEFAULT_HOST
+from companion.tables.web import DEFAULT_PORT as DEFAULT_PORT
+from companion.tables.web import RootRefused as RootRefused
+from companion.tables.web import parse_listen as parse_listen
 from companion.tables.web.app import Limits, Site, create_app
 from companion.tables.web.hub import Hub
 from companion.tables.web.land import LandTable
 from companion.tables.web.photo import PhotoTable
 
-DEFAULT_HOST, DEFAULT_PORT = "0.0.0.0", 8080
 CODE_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud or typed
 CODE_LENGTH = 8  # 40 bits: enough on a home network, short enough to type
 log = logging.getLogger("companion.web")
 
 
-class RootRefused(CompanionError, PermissionError):
-    """The server is not run as root: a page bug must not own the Pi."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "the web server does not run as root: start it as an ordinary user "
-            "(the pi user, or the systemd unit's User=)"
-        )
-
-
 def new_code() -> str:
     """A random join code, new at every start."""
     return "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
-
-
-def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
-    """``[HOST:]PORT`` (``8080``, ``0.0.0.0:8080``, ``[::]:8080``)."""
-    host, sep, port = text.rpartition(":")
-    if not sep:
-        host, port = DEFAULT_HOST, text
-    host = host.strip("[]") or DEFAULT_HOST
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise InputError(where, f"{text!r}: write [HOST:]PORT, a port number up to 65535")
-    return host, int(port)
 
 
 def read_web_config(path: str) -> tuple[str, int] | None:
@@ -198,3 +180,25 @@ def serve_forever(site: Site, host: str, port: int, out: TextIO = sys.stdout) ->
             running.thread.join(0.5)
     finally:
         running.stop()
+
+
+def serve_tables(
+    tables: list[Any], listen: str | None, out: TextIO | None = None
+) -> tuple[Site, Running]:
+    """``--web`` on a live table: the pages and ``tables`` served beside it, in this process.
+
+    Each table with a ``serve(publish)`` is handed the hub's publish once the server
+    answers (the live tables publish from a thread of their own). Returns the site (its
+    join code) and the running server, which the caller stops.
+    """
+    host, port = parse_listen(listen) if listen else (DEFAULT_HOST, DEFAULT_PORT)
+    site = build_site()
+    for table in tables:
+        site.hub.add(table)
+    running = start(site, host, port)
+    for table in tables:
+        serve = getattr(table, "serve", None)
+        if serve is not None:
+            serve(site.hub.publish)
+    announce(running.url, site.code, out or sys.stderr)  # the log, under systemd
+    return site, running

@@ -99,6 +99,8 @@ function draw(snap) {
   versions[snap.table] = snap.version;
   if (snap.table === "land") drawLandTab(snap.state);
   if (snap.table === "photo") drawPhotoTab(snap.state);
+  const live = (window.LIVE || {})[snap.table];
+  if (live) live.draw(snap.state);
 }
 
 // ---- drawing a land -----------------------------------------------------------------
@@ -427,7 +429,8 @@ async function scoreSheet(event) {
 // ---- the page -------------------------------------------------------------------------
 
 function showTab() {
-  const tab = (location.hash || "#land").slice(1);
+  const tab = (location.hash || "#land").slice(1).replace(/^board$/, "chomp");
+  document.body.classList.toggle("scoreboard", location.hash === "#board");
   for (const section of document.querySelectorAll(".tab")) section.hidden = section.id !== `tab-${tab}`;
   for (const a of document.querySelectorAll("nav a")) a.classList.toggle("on", a.dataset.tab === tab);
 }
@@ -453,6 +456,14 @@ async function start() {
   $("sheet").addEventListener("submit", scoreSheet);
   addPlayer("ann", "red", "", "red 4");
   addPlayer("bob", "blue", "", "blue 4");
+  // The live tables this server has (CHOMP!, Get Bit!, Chips): their tabs, first of all.
+  const live = me.tables.filter((t) => (window.LIVE || {})[t]);
+  for (const t of live) {
+    document.querySelector(`nav a[data-tab="${t}"]`).hidden = false;
+    window.LIVE[t].init();
+    watch(t);
+  }
+  if (live.length && !location.hash) history.replaceState(null, "", `#${live[0]}`);
   window.addEventListener("hashchange", showTab);
   showTab();
   watch("land");

@@ -1,0 +1,124 @@
+"""The Great Chips Escape on the phones: whose turn, the legal discards, the Mad Fish, and
+the same typed commands as at the terminal (docs/chips.md), sent from the page.
+
+Every command goes through :meth:`ChipsHelper.command`, so the page and the terminal
+keep one game, one save file and one undo. A refused command changes nothing and comes
+back as ``400 line: why``. The page hears of commands typed at the terminal by the same
+watcher as Get Bit!'s (a fingerprint of the table, four times a second).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from companion.errors import InputError
+from companion.games.chips import ChipsStep
+from companion.games.chips_cards import neighbours
+from companion.tables.chips.session import ChipsHelper
+from companion.tables.web.hub import Action, Watcher
+
+KEEP_SAID = 8
+DISCARDING = (None, ChipsStep.TRIPLE, ChipsStep.HEROES, ChipsStep.SIR_FRIES)
+
+
+def legal_discards(helper: ChipsHelper) -> list[int]:
+    """The numbers the player who must act may discard now (empty: no discard now)."""
+    t = helper.table
+    p, step = t.actor, t.pending
+    if t.top is None or p is None or t.usable(p) < 1:
+        return []
+    if step is not None and step.step not in DISCARDING:
+        return []
+    if step is not None and step.step is ChipsStep.SIR_FRIES and step.numbers:
+        return sorted(step.numbers)
+    if step is not None and step.step is ChipsStep.HEROES and step.first:
+        return list(range(1, 10))
+    return sorted(set(neighbours(t.top)))
+
+
+class ChipsWebTable:
+    """The hub's ``chips`` table over a :class:`ChipsHelper`."""
+
+    name = "chips"
+
+    def __init__(self, helper: ChipsHelper) -> None:
+        self.helper = helper
+        self.lock = threading.Lock()
+        self.said: collections.deque[dict[str, str]] = collections.deque(maxlen=KEEP_SAID)
+        self.watcher: Watcher | None = None
+
+    def serve(self, publish: Callable[[str], object]) -> None:
+        self.watcher = Watcher(self._fingerprint, lambda: publish(self.name))
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+
+    def _fingerprint(self) -> object:
+        table = self.helper.table.to_dict()
+        return json.dumps(table, sort_keys=True), tuple(self.helper.messages)
+
+    def state(self) -> dict[str, Any]:
+        t = self.helper.table
+        players = [
+            {
+                "name": p,
+                "cards": t.hands[p],
+                "new": t.fresh[p],
+                "down": t.down[p],
+                "mad_fish": t.mad[p],
+                "knights": t.knights[p],
+                "out": p in t.out,
+                "acts": p == t.actor,
+            }
+            for p in t.players
+        ]
+        return {
+            "players": players,
+            "turn": t.turn,
+            "actor": t.actor,
+            "top": t.top,
+            "deck": t.deck,
+            "discard": t.discard,
+            "winner": t.winner,
+            "mad_fish_to_lose": t.rules.mad_fish_to_lose,
+            "prompt": t.prompt(),
+            "legal": legal_discards(self.helper),
+            "can_draw": t.top is not None and t.pending is None and t.can_draw(),
+            "undo": bool(self.helper.turns),
+            "said": list(self.said),
+            "messages": list(self.helper.messages),
+        }
+
+    def act(self, action: Action) -> None:
+        if action["type"] != "command":
+            raise InputError("type", f"{action['type']!r}: Chips takes command (a typed line)")
+        line = action.get("line")
+        if not isinstance(line, str) or not line.strip() or "\n" in line:
+            raise InputError("line", "type one command, e.g. 5, draw, undo (help lists them)")
+        with self.lock:
+            reply = self.helper.command(line)
+        if reply is None:
+            raise InputError("line", "quit is typed at the Pi: the page cannot stop the game")
+        if reply.startswith("no: "):
+            raise InputError("line", reply.removeprefix("no: "))
+        self.said.append({"line": line.strip(), "reply": reply})
+
+
+def serve_web(helper: ChipsHelper, listen: str) -> Callable[[], None]:
+    """``companion chips --web``: the page beside the terminal; returns how to stop it."""
+    from companion.tables.web.serve import serve_tables
+
+    page = ChipsWebTable(helper)
+    site, running = serve_tables([page], listen)
+    helper.messages.append(f"web: {running.url} join code {site.code}")
+
+    def stop() -> None:
+        page.close()
+        running.stop()
+
+    return stop

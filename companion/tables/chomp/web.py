@@ -1,0 +1,233 @@
+"""CHOMP! on the phones: the scoreboard, the round's cards tapped in, every verdict's picture.
+
+The referee's loop stays the only decision path. This table only *reads* the session (its
+status, the LED pins, the journal entries the loop wrote) and *queues* inputs on the
+daemon's inbox (start a round, the cards, a slap on a mock pin in the demo), exactly as a
+key on the Pi's keyboard does. The loop tells it of a change through the daemon's
+``on_step`` hook, chained after whatever hook was there (the demo's deck, the card tags);
+the hook only appends the step's journal entries and sets an event, and a publisher
+thread of its own draws the state and wakes the pages, so a phone never slows an LED.
+
+Stdlib only (the hub is too): the web server is attached by whoever serves it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from companion.errors import InputError
+from companion.games.chomp import Card
+from companion.games.chomp_text import headline
+from companion.referee.audit import AuditedRound, audit
+from companion.referee.core import Phase, RefereeStep
+from companion.referee.daemon import Cards, StartRound
+from companion.referee.journal import JournalEntry, read_journal
+from companion.referee.picture import round_svg
+from companion.tables.chomp.session import ChompSession
+from companion.tables.web.hub import Publisher
+
+log = logging.getLogger(__name__)
+
+CREATURES = [str(card) for card in Card]
+KEEP_MESSAGES = 6
+HOLD_NS = 50_000_000  # a decision due sooner than this: publish just after it instead
+
+
+class ChompWebTable:
+    """The hub's ``chomp`` table over a running :class:`ChompSession`."""
+
+    name = "chomp"
+
+    def __init__(
+        self,
+        session: ChompSession,
+        press: Callable[[str], None] | None = None,
+        bots: tuple[str, ...] = (),
+    ) -> None:
+        """``press``: the demo's slap on a seat's mock pin (None at a real table)."""
+        self.session = session
+        self.daemon = session.daemon
+        self.press = press
+        self.bots = bots
+        path = session.config.journal
+        self.entries: list[JournalEntry] = list(read_journal(path).entries)
+        self.messages: list[str] = list(session.messages[-KEEP_MESSAGES:])
+        self._audited: dict[int, AuditedRound] = {}
+        self._pictures: dict[int, str] = {}
+        self._verdicts_seen = -1
+        self._sources: list[Mapping[str, object]] = []
+        self.publisher: Publisher | None = None
+
+    # ---------------------------------------------------------------- from the loop ----
+
+    def follow(self, on_change: Callable[[], None]) -> None:
+        """Hear of every step of the loop, after the hook already there (chained)."""
+        previous = self.daemon.on_step
+
+        def on_step(step: RefereeStep) -> None:
+            self.entries.extend(step.journal)
+            if step.messages:
+                self.messages = (self.messages + list(step.messages))[-KEEP_MESSAGES:]
+            # A press alone changes nothing a page shows (its verdict will): no publish,
+            # so nothing runs beside the referee between a slap and its decision.
+            if step.cues or step.messages or any(e["type"] != "edge" for e in step.journal):
+                on_change()
+            if previous is not None:
+                previous(step)
+
+        self.daemon.on_step = on_step
+
+    def serve(self, publish: Callable[[str], object]) -> None:
+        """Publish through ``publish(name)`` (the hub's) from a thread of its own."""
+        self.publisher = Publisher(lambda: publish(self.name), hold=self._hold)
+        self.follow(self.publisher.poke)
+
+    def _hold(self) -> float:
+        """Seconds to wait before publishing: until just after a decision due very soon.
+
+        Read without the daemon's lock (a glance at two numbers; taking the lock is what
+        must not happen while the loop decides)."""
+        try:
+            deadline = self.daemon.referee.next_deadline()
+        except RuntimeError:  # the loop changed the buttons under the glance: look again
+            return 0.001
+        if deadline is None:
+            return 0.0
+        left = deadline - self.daemon.clock.now_ns()
+        return (left + 2_000_000) / 1e9 if left < HOLD_NS else 0.0
+
+    def close(self) -> None:
+        if self.publisher is not None:
+            self.publisher.stop()
+
+    # ---------------------------------------------------------------- the state -------
+
+    def _rounds(self) -> dict[int, AuditedRound]:
+        """Every decided round, judged again from the journal (only when a verdict came)."""
+        entries = list(self.entries)
+        verdicts = sum(1 for e in entries if e["type"] == "verdict")
+        if verdicts != self._verdicts_seen and entries:
+            self._audited = {r.n: r for r in audit(entries)}
+            self._pictures = {}
+            start: Mapping[str, Any] = entries[0]
+            self._sources = list(start.get("sources", []))
+            self._verdicts_seen = verdicts
+        return self._audited
+
+    def picture(self, n: int) -> str:
+        """Round ``n``'s picture (referee/picture.py), as ``chomp audit --svg`` draws it."""
+        rounds = self._rounds()
+        if n not in rounds:
+            raise InputError("round", f"no decided round {n} in this game's journal")
+        if n not in self._pictures:
+            self._pictures[n] = round_svg(rounds[n], self._sources)
+        return self._pictures[n]
+
+    def file(self, path: str) -> tuple[bytes, str]:
+        """``round-N.svg``: a past round's picture, for the page's list of rounds."""
+        stem, dot, kind = path.partition(".")
+        number = stem.removeprefix("round-")
+        if not (stem.startswith("round-") and dot and kind == "svg" and number.isdigit()):
+            raise InputError("file", f"{path!r}: ask for round-N.svg")
+        return self.picture(int(number)).encode(), "image/svg+xml"
+
+    def state(self) -> dict[str, Any]:
+        status = self.daemon.status()
+        with self.daemon.lock:
+            game = self.daemon.referee.game
+            sizes = {p: game.hand_size(p) for p in game.active}
+        players = [
+            {
+                "name": p,
+                "count": status.counts[p],
+                "out": p in status.out,
+                "led": self.session.led_level(p),
+                "stuck": p in status.stuck,
+                "bot": p in self.bots,
+            }
+            for p in status.counts
+        ]
+        rounds = self._rounds()
+        past = [{"n": n, "headline": headline(r.verdict)} for n, r in sorted(rounds.items())]
+        last = rounds[max(rounds)] if rounds else None
+        verdict = None
+        if last is not None:
+            verdict = {"n": last.n, "headline": headline(last.verdict), "svg": self.picture(last.n)}
+        return {
+            "phase": str(status.phase),
+            "round": status.round,
+            "mode": status.mode,
+            "pot": status.pot,
+            "players": players,
+            "over": status.over,
+            "winner": status.winner,
+            "waiting_for_cards": status.waiting_for_cards,
+            "hand_sizes": sizes,
+            "cards": status.cards,
+            "buzzer": self.session.buzzer_on(),
+            "verdict": verdict,
+            "rounds": past,
+            "messages": self.messages,
+            "simulated": self.press is not None,
+            "deals_cards": self.press is not None,  # the demo's deck turns the cards over
+            "creatures": CREATURES,
+        }
+
+    # ---------------------------------------------------------------- from the pages --
+
+    def act(self, action: Mapping[str, Any]) -> None:
+        kind = action["type"]
+        if kind == "start":
+            self._start()
+        elif kind == "cards":
+            self.daemon.put(Cards(self._cards(action.get("cards"))))
+        elif kind == "slap":
+            self._slap(action.get("player"))
+        else:
+            raise InputError("type", f"{kind!r}: a CHOMP! table takes start, cards or slap")
+
+    def _start(self) -> None:
+        with self.daemon.lock:
+            referee = self.daemon.referee
+            over, phase = referee.game.over, referee.phase
+        if over:
+            raise InputError("type", "the game is over")
+        if phase is not Phase.READY:
+            raise InputError("type", f"a round is already under way ({phase})")
+        self.daemon.put(StartRound())
+
+    def _cards(self, given: object) -> dict[str, tuple[Card, ...]]:
+        """The round's cards from the page: every seat in play, as many as it shows."""
+        if not isinstance(given, Mapping):
+            raise InputError("cards", "the cards are an object: seat -> list of creatures")
+        with self.daemon.lock:
+            referee = self.daemon.referee
+            waiting = referee.waiting_for_cards()
+            sizes = {p: referee.game.hand_size(p) for p in referee.game.active}
+        if not waiting:
+            raise InputError("cards", "no round is waiting for its cards")
+        cards: dict[str, tuple[Card, ...]] = {}
+        for player, need in sizes.items():
+            hand = given.get(player)
+            where = f"cards.{player}"
+            if not isinstance(hand, list) or len(hand) != need:
+                raise InputError(where, f"{player} shows {need} card{'s' * (need != 1)}")
+            for i, name in enumerate(hand):
+                if name not in CREATURES:
+                    raise InputError(f"{where}[{i}]", f"{name!r} is not a creature")
+            cards[player] = tuple(Card(name) for name in hand)
+        extra = sorted(set(given) - set(sizes))
+        if extra:
+            raise InputError(f"cards.{extra[0]}", "not a seat in play this round")
+        return cards
+
+    def _slap(self, player: object) -> None:
+        if self.press is None:
+            raise InputError("type", "slaps come from the buttons at a real table")
+        seats = [p.name for p in self.session.config.players]
+        if player not in seats:
+            raise InputError("player", f"{player!r} is not a seat ({', '.join(seats)})")
+        assert isinstance(player, str)
+        self.press(player)
