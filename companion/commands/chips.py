@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from companion.commands.history import add_history_options
 from companion.commands.web import add_web_option
 from companion.tables.chips.app import ChipsOptions, run
 
@@ -78,6 +79,7 @@ def _options(chips: argparse.ArgumentParser, default: str | None) -> None:
         help="start a new game; an existing save is kept aside",
     )
     add_web_option(chips, default)
+    add_history_options(chips, default)
 
 
 def run_chips(args: argparse.Namespace) -> int:
@@ -95,5 +97,7 @@ def run_chips(args: argparse.Namespace) -> int:
             args.resume,
             args.new,
             web=args.web,
+            db=args.db,
+            history=not args.no_history,
         )
     )

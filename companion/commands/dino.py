@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion import data
+from companion.commands.history import add_history_options
 from companion.errors import InputError
 from companion.files import dump_json, parse_json, read_text, source_name
 from companion.games.dino import Land, score, score_game
@@ -72,7 +73,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     game.add_argument("file", metavar="FILE|-", help="the game JSON, or - for stdin")
     game.add_argument("--json", action="store_true", help="print the result as JSON")
-    _history_options(game)
+    add_history_options(game)
     game.set_defaults(handler=run_game)
 
     catalog = sub.add_parser("catalog", help="the card catalog used by placement logs")
@@ -274,15 +275,6 @@ def read_game(path: str) -> dict[str, Land]:
         return land_from_value(value, where, base).land
 
     return _sourced(name, lambda: game_from_dict(parse_json(read_text(path), name), land_of))
-
-
-def _history_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--db", metavar="FILE", help="the history database (default: docs/history.md)"
-    )
-    parser.add_argument(
-        "--no-history", action="store_true", help="do not record the game in the history"
-    )
 
 
 def run_game(args: argparse.Namespace) -> int:

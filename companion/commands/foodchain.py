@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from companion.commands.history import add_history_options
 from companion.tables.foodchain.app import PlayOptions, run_play
 from companion.tables.foodchain.score import ScoreOptions, run_catalog_check, run_score
 
@@ -58,12 +59,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     score_cmd.add_argument(
         "--colours", metavar="A=RED,...", help="typed sheet: each player's token colour"
     )
-    score_cmd.add_argument(
-        "--db", metavar="FILE", help="the history database (default: docs/history.md)"
-    )
-    score_cmd.add_argument(
-        "--no-history", action="store_true", help="do not record the game in the history"
-    )
+    add_history_options(score_cmd)
     score_cmd.set_defaults(handler=_score)
 
     catalog = sub.add_parser("catalog", help="the card catalog: levels, points, symbols")

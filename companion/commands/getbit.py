@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from companion.commands.history import add_history_options
 from companion.commands.web import add_web_option
 from companion.errors import InputError
 
@@ -90,6 +91,7 @@ def _register_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--pin-factory", metavar="NAME", help="override the config's pin_factory (e.g. mock)"
     )
     add_web_option(play)
+    add_history_options(play)
     _register_tags(play)
     play.set_defaults(handler=run_play)
 
@@ -383,4 +385,8 @@ def run_play(args: argparse.Namespace) -> int:
     state = session.state
     done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
     print(f"saved {session.path} ({done}): companion getbit replay {session.path}", file=sys.stderr)
+    if state.over and not args.no_history:
+        from companion.history import record_getbit, remember
+
+        remember(record_getbit, session.game, db=args.db, source=str(session.path))
     return 0

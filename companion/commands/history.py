@@ -13,6 +13,19 @@ from companion.errors import InputError
 KINDS = ("chomp", "dino", "getbit", "foodchain", "chips")
 
 
+def add_history_options(parser: argparse.ArgumentParser, default: object = None) -> None:
+    """``--db`` and ``--no-history`` on a command that finishes games (docs/history.md)."""
+    parser.add_argument(
+        "--db", metavar="FILE", default=default, help="the history database (docs/history.md)"
+    )
+    parser.add_argument(
+        "--no-history",
+        action="store_true",
+        default=False if default is None else default,
+        help="do not record the finished game in the history",
+    )
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     history = commands.add_parser(
         "history",

@@ -7,6 +7,7 @@ import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
+from companion.commands.history import add_history_options
 from companion.commands.web import add_web_option
 from companion.games.chomp import END_NAMES, MODE_NAMES, Mode, TwoPlayerEnd
 
@@ -44,6 +45,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--pin-factory", metavar="NAME", help="override the config's gpio.pin_factory (e.g. mock)"
     )
     add_web_option(referee)
+    add_history_options(referee)
     referee.set_defaults(handler=run_referee)
 
     demo = commands.add_parser(
@@ -152,6 +154,10 @@ def run_referee(args: argparse.Namespace) -> int:
             stop_web()
         session.close()
     print(f"journal: {config.journal}", file=sys.stderr)
+    if session.referee.game.over and not args.no_history:
+        from companion.history import record_chomp_journal, remember
+
+        remember(record_chomp_journal, config.journal, db=args.db, table=args.config)
     return 0
 
 

@@ -33,6 +33,8 @@ class ChipsOptions:
     resume: bool = False
     new: bool = False
     web: str | None = None  # --web [HOST:]PORT: the page too (tables/chips/web.py)
+    db: str | None = None  # the history database (None: the default one)
+    history: bool = True  # record a finished game in the history
 
 
 def _names(text: str) -> list[str]:
@@ -127,4 +129,16 @@ def run(options: ChipsOptions) -> int:
             run_curses(helper, title, led)
         else:
             run_lines(helper, title, sys.stdin, sys.stdout)
+    finished = helper.table
+    if finished.winner is not None and options.history:
+        from companion.history import record_chips, remember
+
+        remember(
+            record_chips,
+            finished.players,
+            finished.winner,
+            finished.out,
+            db=options.db,
+            source=str(helper.path),
+        )
     return 0
