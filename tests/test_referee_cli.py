@@ -154,7 +154,8 @@ def test_demo_autoplay_plays_a_whole_game_whose_journal_audits(tmp_path: Path) -
     journal = Path(hint[1])
     assert journal.is_relative_to(tmp_path)
     entries = read_journal(journal).entries
-    assert entries[-1]["type"] == "verdict" and entries[-1]["over"] is True
+    verdicts = [e for e in entries if e["type"] == "verdict"]  # a bot's release may follow
+    assert verdicts[-1]["type"] == "verdict" and verdicts[-1]["over"] is True
     audit = companion(tmp_path, "chomp", "audit", str(journal))
     assert audit.returncode == 0, audit.stdout + audit.stderr
 
