@@ -8,6 +8,7 @@ such data; :func:`archive` sets a finished file aside, since nothing recorded is
 
 from __future__ import annotations
 
+import os
 import time
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -168,6 +169,28 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError("", f"not TOML: {exc}", source) from None
     except RecursionError:
         raise ConfigError("", "nested too deeply to be a table config", source) from None
+
+
+def _dated_name(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}.{stamp}{path.suffix}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.stem}.{stamp}-{n}{path.suffix}")
+        n += 1
+    return target
+
+
+def keep_aside(path: Path) -> Path:
+    """Give a file about to be replaced a second, dated name beside it (a hard link, so
+    its own name never points at nothing meanwhile; a rename where links are not
+    supported), and return that name."""
+    target = _dated_name(path)
+    try:
+        os.link(path, target)
+    except OSError:
+        path.rename(target)
+    return target
 
 
 def archive(path: Path) -> Path:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
+import threading
+from pathlib import Path
+from typing import Any
 
 from companion.games.chomp import END_NAMES, MODE_NAMES, Mode, TwoPlayerEnd
 
@@ -69,16 +74,63 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     demo.set_defaults(handler=run_demo)
 
 
+class _OneLine(logging.Formatter):
+    """Log lines without tracebacks: those go to the log file, never over the screen."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{self.formatTime(record)} {record.getMessage()}"
+
+
+def _log_to(path: Path) -> None:
+    """Everything to the table's log file (a hook's traceback too); one line to stderr."""
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for old in [h for h in root.handlers if getattr(h, "companion_table", False)]:
+        root.removeHandler(old)  # a second table in one process (tests) logs once
+        old.close()
+    handlers: list[logging.Handler] = []
+    if not root.handlers:  # as logging.basicConfig: leave a caller's own set-up alone
+        stderr = logging.StreamHandler()
+        stderr.setFormatter(_OneLine())
+        handlers.append(stderr)
+    try:
+        handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    except OSError:
+        pass  # tracebacks then go wherever the caller's logging sends them
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        handlers.append(handler)
+    for added in handlers:
+        added.companion_table = True  # type: ignore[attr-defined]
+        root.addHandler(added)
+
+
+def _stop_on_failure(daemon: Any) -> None:
+    """A failed journal write ends the table at once: the main thread (the screen or the
+    line mode, maybe blocked reading a key) gets the error as it would a signal."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def raise_it(signum: int, frame: object) -> None:
+        if daemon.failure is not None:
+            raise daemon.failure
+
+    signal.signal(signal.SIGUSR1, raise_it)
+    daemon.on_failure = lambda exc: os.kill(os.getpid(), signal.SIGUSR1)
+
+
 def run_referee(args: argparse.Namespace) -> int:
     from companion.tables.chomp.config import load_config
     from companion.tables.chomp.screen import TableView, serve
     from companion.tables.chomp.session import open_chomp_session
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     config = load_config(args.config)
+    _log_to(config.journal.with_suffix(".log"))
     session = open_chomp_session(
         config, resume=args.resume, new=args.new, pin_factory=args.pin_factory
     )
+    session.daemon.want_realtime = True
+    _stop_on_failure(session.daemon)
     try:
         lines = [f"pins: {session.factory.detail}"]
         lines += [
@@ -99,6 +151,8 @@ def run_referee(args: argparse.Namespace) -> int:
         serve(view, f"companion referee · {', '.join(config.names)}")
     finally:
         session.close()
+    if session.daemon.failure is not None:
+        raise session.daemon.failure  # one line, exit 2: the journal is whole
     print(f"journal: {config.journal}", file=sys.stderr)
     return 0
 

@@ -513,35 +513,35 @@ def check_order(entries: Sequence[JournalEntry], lines: Sequence[int], source: s
 def _out_of_order(state: _Order, entry: JournalEntry) -> str:
     """What is wrong with ``entry`` at this point of the game ('' when nothing), and the
     state moved on past it."""
-    kind = entry["type"]
-    if kind == "start":
+    if entry["type"] == "start":
         return "a second 'start' entry: two games in one journal"
-    if kind == "resume":
+    if entry["type"] == "resume":
         if entry["rounds_played"] != state.decided:
             return (
                 f"a resume after round {entry['rounds_played']}, but {state.decided} "
                 "round(s) were decided before it"
             )
         return ""
-    if kind == "round":
+    if entry["type"] == "round":
+        n = entry["n"]
         if state.over:
-            return f"round {entry['n']} after the game was over"
+            return f"round {n} after the game was over"
         if state.open is not None:
-            return f"round {entry['n']} opens while round {state.open} is still open"
-        if entry["n"] != state.decided + 1:
-            return (
-                f"round {entry['n']} follows round {state.decided} "
-                "(a repeated or reordered round)"
-            )
-        state.open, state.revealed, state.has_cards = entry["n"], False, False
+            return f"round {n} opens while round {state.open} is still open"
+        if n != state.decided + 1:
+            return f"round {n} follows round {state.decided} (a repeated or reordered round)"
+        state.open, state.revealed, state.has_cards = n, False, False
         return ""
-    n = entry["n"]
-    if kind == "edge":
+    if entry["type"] == "edge":
         if entry["player"] not in state.players:
             return f"an edge of {entry['player']!r}, who is not seated"
-        return "" if n is None or n == state.open else f"an edge of round {n}, which is not open"
-    if n != state.open:
-        return f"a {kind!r} entry for round {n}, which was never opened (or is closed)"
+        at = entry["n"]
+        return "" if at is None or at == state.open else f"an edge of round {at}, which is not open"
+    if entry["n"] != state.open:
+        return (
+            f"a {entry['type']!r} entry for round {entry['n']}, which was never opened "
+            "(or is closed)"
+        )
     return _in_round(state, entry)
 
 
