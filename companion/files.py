@@ -151,14 +151,14 @@ def dump_json(value: Any) -> str:
 # -- writing ---------------------------------------------------------------------------------
 
 
-def write_atomic(path: str | Path, text: str, safe: str = "the file is unchanged") -> None:
+def write_atomic(path: str | Path, text: str | bytes, safe: str = "the file is unchanged") -> None:
     """Write a whole file: a temporary beside it, synced, then renamed over it, so the old
     file stays whole until the new one is. A failure is one WriteError, the temporary gone."""
     target = Path(check_path(path))
     tmp = target.with_name(f".{target.name}.tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(text)
+        with tmp.open("wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)

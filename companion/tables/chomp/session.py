@@ -123,7 +123,7 @@ def _repair(journal: JournalWriter, contents: JournalContents) -> list[str]:
         return []
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = journal.path.with_name(f"{journal.path.name}.torn-{stamp}-line{torn.line}")
-    write_atomic(aside, torn.data.decode("utf-8", "replace"), "the journal is unchanged")
+    write_atomic(aside, torn.data, "the journal is unchanged")
     journal.cut_back(torn.offset)
     return [
         f"line {torn.line} was cut short ({len(torn.data)} bytes, kept in {aside.name}); "
