@@ -210,7 +210,19 @@ def _command_of(pid: str) -> str:
     return " ".join(Path(words[0]).name if i == 0 else w for i, w in enumerate(words))[:80]
 
 
-def lock_exclusive(path: Path, what: str, flags: int = os.O_RDWR | os.O_CREAT) -> LockedFile:
+def lock_beside(path: Path, what: str) -> LockedFile:
+    """Hold a file that is replaced whole at every save (a saved game) through a lock file
+    beside it (``.NAME.lock``), whose name never changes; errors name the file itself."""
+    lock = path.with_name(f".{path.name}.lock")
+    try:
+        return lock_exclusive(lock, what, shown_as=path)
+    except BusyError as exc:
+        raise BusyError(str(exc).replace(str(lock), str(path), 1)) from None
+
+
+def lock_exclusive(
+    path: Path, what: str, flags: int = os.O_RDWR | os.O_CREAT, shown_as: Path | None = None
+) -> LockedFile:
     """Open ``path`` and hold an exclusive lock on it, or one BusyError naming the holder.
 
     The path must be a regular file (or not yet exist). The lock is taken on the file the
@@ -232,7 +244,7 @@ def lock_exclusive(path: Path, what: str, flags: int = os.O_RDWR | os.O_CREAT) -
         except BlockingIOError:
             os.close(fd)
             raise BusyError(
-                f"{text}: the {what} is in use by {holder_of(path)}: "
+                f"{shown_as or text}: the {what} is in use by {holder_of(path)}: "
                 "one table per file; stop that one first"
             ) from None
         try:

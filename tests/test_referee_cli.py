@@ -175,6 +175,23 @@ def test_bench_referee_json_is_one_object_with_every_figure(tmp_path: Path) -> N
         assert set(report[key]) >= {"p50", "p99"}
         assert all(isinstance(v, int | float) for v in report[key].values())
     assert report["ordering_errors_stamp"] == 0  # ordered by stamp, never wrong
+    assert "scheduling" in report and "verdict_latency_loaded_us" not in report
+
+
+@pytest.mark.slow
+def test_bench_referee_load_measures_the_latency_with_and_without_busy_processes(
+    tmp_path: Path,
+) -> None:
+    result = companion(
+        tmp_path, "bench", "referee", "--trials", "20", "--latency-trials", "20", "--load", "2"
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    plain = next(i for i, line in enumerate(lines) if line.startswith("verdict latency"))
+    assert re.fullmatch(r"  with 2 busy processes: p50 [\d.]+ us, p99 [\d.]+ us", lines[plain + 1])
+    assert any(line.startswith("scheduling: ") for line in lines)
+    refused = companion(tmp_path, "bench", "referee", "--load", "-1")
+    assert refused.returncode == 2 and refused.stderr.startswith("companion: --load: ")
 
 
 # -- known bugs (strict xfail: remove the mark with the fix) -----------------------------------

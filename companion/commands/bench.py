@@ -20,6 +20,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     referee.add_argument("--trials", type=int, default=2000, help="ordering trials (2000)")
     referee.add_argument("--latency-trials", type=int, default=300, help="latency trials (300)")
     referee.add_argument("--seed", type=int, default=1)
+    referee.add_argument(
+        "--load",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure the latency again with N busy processes beside the referee",
+    )
     referee.add_argument("--json", action="store_true", help="one JSON object")
     referee.set_defaults(handler=run_bench_referee)
 
@@ -62,7 +69,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run_bench_referee(args: argparse.Namespace) -> int:
     from companion.tables.chomp.bench import bench_referee
 
-    report = bench_referee(args.trials, args.seed, args.latency_trials)
+    report = bench_referee(args.trials, args.seed, args.latency_trials, args.load)
     if args.json:
         print(dump_json(report))
         return 0
@@ -70,7 +77,14 @@ def run_bench_referee(args: argparse.Namespace) -> int:
     print(f"trials: {report['trials']}")
     print(f"wrong winner judged by stamp:   {report['ordering_errors_stamp']}")
     print(f"wrong winner judged by arrival: {report['ordering_errors_arrival']}")
+    print(f"scheduling: {report['scheduling']}")
     print(f"verdict latency (decision -> LED): p50 {lat['p50']} us, p99 {lat['p99']} us")
+    if "verdict_latency_loaded_us" in report:
+        loaded = report["verdict_latency_loaded_us"]
+        print(
+            f"  with {report['load']} busy processes: p50 {loaded['p50']} us, "
+            f"p99 {loaded['p99']} us"
+        )
     print(f"judge cost per verdict: p50 {cost['p50']} us, p99 {cost['p99']} us")
     return 0
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from companion.data import keep_aside
 from companion.devices.buttons import GpioPressSource, GpioRevealButton
@@ -36,10 +36,13 @@ from companion.referee.journal import (
     StartEntry,
     read_journal,
 )
+from companion.referee.realtime import report_hook_error
 from companion.signals import ButtonEdge, SourceInfo
 from companion.tables.bridge_source import BridgePresses, open_bridge_presses
 from companion.tables.chomp.config import ChompConfig
 from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
+
+T = TypeVar("T")
 
 
 def timing_of(config: ChompConfig) -> Timing:
@@ -174,6 +177,24 @@ def _check_same_table(config: ChompConfig, start: StartEntry, journal: Path) -> 
             )
 
 
+class GuardedRunner(RevealRunner[T]):
+    """A card source whose bug is logged (with its traceback) and shown as one line; its
+    thread goes on reading instead of dying with the round's cards unread."""
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._serve()
+                return
+            except Exception as exc:  # noqa: BLE001 - any reader's bug, kept off the table
+                report_hook_error("card source", exc)
+                self.on_prompt(f"card source failed ({type(exc).__name__}: {exc}); see the log")
+                self._stop.wait(0.05)
+
+    def _serve(self) -> None:
+        super()._run()
+
+
 def _tag_reveal(
     config: ChompConfig, daemon: RefereeDaemon, inbox: queue.SimpleQueue[Input]
 ) -> RevealRunner[Any]:
@@ -186,7 +207,7 @@ def _tag_reveal(
     ]
     seat_of_reader = dict(enumerate(config.tags.seats)) if config.tags.seats else None
     reveal = ChompTagReveal(tags, config.names, seat_of_reader)
-    runner: RevealRunner[Any] = RevealRunner(
+    runner: RevealRunner[Any] = GuardedRunner(
         reveal,
         readers,
         on_cards=lambda cards: inbox.put(Cards(cards)),
