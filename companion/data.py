@@ -8,6 +8,7 @@ such data; :func:`archive` sets a finished file aside, since nothing recorded is
 
 from __future__ import annotations
 
+import math
 import os
 import time
 import tomllib
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from companion.errors import ConfigError, InputError
+from companion.files import read_bytes
 
 E = TypeVar("E")
 
@@ -92,10 +94,17 @@ def lst(value: object, path: str) -> list[Any]:
     return value
 
 
+LARGEST = 10**9  # no count, level, pin or window of a game is bigger; beyond is an attack
+
+
 def integer(
     value: object, path: str, minimum: int | None = None, maximum: int | None = None
 ) -> int:
+    """A whole number within [minimum, maximum]; without a maximum, at most LARGEST (and
+    at least -LARGEST), so no count read from a file can make the work unbounded."""
     if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise fail(path, f"expected a whole number, got {value}")
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         elif isinstance(value, float):
@@ -104,17 +113,37 @@ def integer(
             raise fail(path, f"expected a whole number, got {_kind(value)}")
     if minimum is not None and value < minimum:
         raise fail(path, f"must be at least {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise fail(path, f"must be at most {maximum}, got {value}")
+    top = LARGEST if maximum is None else maximum
+    if value > top:
+        raise fail(path, f"must be at most {top}, got {_short(value)}")
+    if minimum is None and value < -LARGEST:
+        raise fail(path, f"must be at least {-LARGEST}, got {_short(value)}")
     return value
 
 
-def number(value: object, path: str, minimum: float | None = None) -> float:
+def _short(value: int) -> str:
+    """A number for an error line: a 5,000-digit one is named by its size."""
+    digits = len(str(abs(value))) if abs(value) < 10**4000 else 4000
+    return str(value) if digits <= 30 else f"a number of {digits} digits"
+
+
+def number(
+    value: object, path: str, minimum: float | None = None, maximum: float = float(LARGEST)
+) -> float:
+    """A finite number within [minimum, maximum] (NaN, inf and 1e308 are refused)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise fail(path, f"expected a number, got {_kind(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise fail(path, f"expected a finite number, got {value}")
     if minimum is not None and value < minimum:
-        raise fail(path, f"must be at least {minimum}, got {value}")
+        raise fail(path, f"must be at least {minimum}, got {_short_number(value)}")
+    if value > maximum:
+        raise fail(path, f"must be at most {maximum:g}, got {_short_number(value)}")
     return float(value)
+
+
+def _short_number(value: int | float) -> str:
+    return _short(value) if isinstance(value, int) else f"{value:g}"
 
 
 def boolean(value: object, path: str) -> bool:
@@ -151,14 +180,12 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     """
     source = str(path)
     try:
-        with Path(path).open("rb") as handle:
-            raw = handle.read(MAX_TOML_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError("", "no such config file", source) from None
-    except OSError as exc:
-        raise ConfigError("", f"cannot read: {exc}", source) from None
-    if len(raw) > MAX_TOML_BYTES:
-        raise ConfigError("", f"over {MAX_TOML_BYTES} bytes: not a table config", source)
+        raw = read_bytes(path, MAX_TOML_BYTES, "config file")
+    except InputError as exc:
+        message = exc.message.replace("too big to be a config file", "not a table config")
+        if not message.startswith(("no such", "over ", "cannot read")):
+            message = f"cannot read: {message}"
+        raise ConfigError("", message, exc.source or source) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

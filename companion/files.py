@@ -55,12 +55,13 @@ def read_bytes(path: str | Path, limit: int = MAX_READ_BYTES, what: str = "file"
         raise InputError("", "is a directory, not a file", text) from None
     except OSError as exc:
         raise InputError("", f"cannot read: {exc.strerror or exc}", text) from None
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
         if stat.S_ISDIR(mode):
             raise InputError("", "is a directory, not a file", text)
-        if not stat.S_ISREG(mode):
-            raise InputError("", f"not a regular file (a device or a pipe): not a {what}", text)
+        raise InputError("", f"not a regular file (a device or a pipe): not a {what}", text)
+    with os.fdopen(fd, "rb") as handle:
         try:
             raw = handle.read(limit + 1)
         except OSError as exc:
@@ -89,6 +90,15 @@ def read_stdin(limit: int = MAX_READ_BYTES) -> str:
     elif len(text) > limit:
         raise InputError("", f"over {limit} characters on standard input", "<stdin>")
     return text
+
+
+def tolerant_stdin() -> None:
+    """A line mode reads any typed line: bytes that are not UTF-8 (the Pi's en_GB.UTF-8
+    locale decodes strictly) become U+FFFD, so the line is answered as any unknown line
+    is, never a UnicodeDecodeError out of the loop."""
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="replace")
 
 
 def read_text(path: str) -> str:

@@ -28,7 +28,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     play.add_argument("--catalog", required=True, metavar="FILE", help="card catalog JSON")
     play.add_argument("--players", metavar="A,B,C", help="2 to 4 names, in seat order")
     play.add_argument("--first", metavar="NAME", help="who plays first")
-    play.set_defaults(handler=lambda a: run_play(PlayOptions(a.catalog, a.players, a.first)))
+    play.set_defaults(handler=_play)
 
     score_cmd = sub.add_parser(
         "score",
@@ -85,3 +85,10 @@ def _score(args: argparse.Namespace) -> int:
             args.colours,
         )
     )
+
+
+def _play(args: argparse.Namespace) -> int:
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
+    return run_play(PlayOptions(args.catalog, args.players, args.first))

@@ -292,6 +292,9 @@ def _colours(text: str | None, setup: Setup) -> dict[str, str]:
 
 
 def run_play(args: argparse.Namespace) -> int:
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
     import sys
     from pathlib import Path
 

@@ -120,6 +120,9 @@ def _stop_on_failure(daemon: Any) -> None:
 
 
 def run_referee(args: argparse.Namespace) -> int:
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
     from companion.tables.chomp.config import load_config
     from companion.tables.chomp.screen import TableView, serve
     from companion.tables.chomp.session import open_chomp_session
@@ -162,6 +165,9 @@ def _names(text: str) -> list[str]:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
     from companion.errors import InputError
     from companion.tables.chomp.demo import SLAP_KEYS, autoplay, open_demo
     from companion.tables.chomp.screen import TableView, serve
