@@ -44,8 +44,10 @@ def check_path(path: str | Path) -> str:
     return text
 
 
-def read_bytes(path: str | Path, limit: int = MAX_READ_BYTES, what: str = "file") -> bytes:
-    """A regular file's bytes, at most ``limit``; anything else is one InputError."""
+def read_bytes(path: str | Path, limit: int | None = None, what: str = "file") -> bytes:
+    """A regular file's bytes, at most ``limit`` (MAX_READ_BYTES); anything else is one
+    InputError."""
+    limit = MAX_READ_BYTES if limit is None else limit
     text = check_path(path)
     try:
         fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
