@@ -23,7 +23,7 @@ class InputError(CompanionError, ValueError):
     def __init__(self, where: str, message: str, source: str | None = None) -> None:
         self.where = where
         self.message = message
-        self.source = source
+        self.source = None if source is None else str(source)  # a Path names its file too
         super().__init__(self.__str__())
 
     def in_source(self, source: str) -> InputError:

@@ -23,54 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.data import MAX_READ_BYTES as MAX_READ_BYTES
+from companion.data import check_path as check_path
+from companion.data import read_bytes as read_bytes
 from companion.errors import BusyError, InputError, WriteError
-
-MAX_READ_BYTES = 64_000_000  # far above any companion file; a bigger one is not ours
-MAX_PATH_BYTES = 4096
 
 
 def source_name(path: str) -> str:
     return "<stdin>" if path == "-" else path
-
-
-def check_path(path: str | Path) -> str:
-    """The path as text, or one InputError for a NUL byte or an over-long name."""
-    text = str(path)
-    if "\0" in text:
-        raise InputError("", "a file name cannot hold a NUL byte", repr(text)[:80])
-    encoded = os.fsencode(text)
-    if len(encoded) > MAX_PATH_BYTES or any(len(p) > 255 for p in encoded.split(b"/")):
-        raise InputError("", "the file name is too long", text[:60] + "...")
-    return text
-
-
-def read_bytes(path: str | Path, limit: int | None = None, what: str = "file") -> bytes:
-    """A regular file's bytes, at most ``limit`` (MAX_READ_BYTES); anything else is one
-    InputError."""
-    limit = MAX_READ_BYTES if limit is None else limit
-    text = check_path(path)
-    try:
-        fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise InputError("", f"no such {what}", text) from None
-    except IsADirectoryError:
-        raise InputError("", "is a directory, not a file", text) from None
-    except OSError as exc:
-        raise InputError("", f"cannot read: {exc.strerror or exc}", text) from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise InputError("", "is a directory, not a file", text)
-        raise InputError("", f"not a regular file (a device or a pipe): not a {what}", text)
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            raw = handle.read(limit + 1)
-        except OSError as exc:
-            raise InputError("", f"cannot read: {exc.strerror or exc}", text) from None
-    if len(raw) > limit:
-        raise InputError("", f"over {limit} bytes: too big to be a {what}", text)
-    return raw
 
 
 def read_stdin(limit: int = MAX_READ_BYTES) -> str:

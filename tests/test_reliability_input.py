@@ -141,9 +141,9 @@ def test_a_path_that_is_not_a_readable_file_is_one_line_never_a_hang(
     elif kind == "long-name":
         path = "r" * 300 + ".json"
     else:
-        import companion.files
+        import companion.data
 
-        monkeypatch.setattr(companion.files, "MAX_READ_BYTES", 10)
+        monkeypatch.setattr(companion.data, "MAX_READ_BYTES", 10)
         Path(path).write_text('{"cards": {}, "slaps": []}')
     status, _, err = run_cli("chomp", "judge", path)
     assert status == 2

@@ -299,7 +299,11 @@ ENTRY_TYPES = tuple(ENTRY_KEYS)
 
 def check_entry(value: object) -> JournalEntry:
     """One decoded line as a typed entry; ValueError naming the first bad or missing key."""
-    if not isinstance(value, dict) or value.get("type") not in ENTRY_KEYS:
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("type"), str)
+        or (value["type"] not in ENTRY_KEYS)
+    ):
         kind = value.get("type") if isinstance(value, dict) else None
         raise ValueError(f"not a journal entry (type {kind!r})")
     kind = value["type"]
