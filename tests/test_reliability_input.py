@@ -191,3 +191,14 @@ def test_a_decompression_bomb_or_a_strip_given_to_dino_scan_is_refused(
     catalog = str(EXAMPLES / "dino-catalog.example.json")
     status, _, err = run_cli("dino", "scan", str(photo), "--catalog", catalog)
     assert status == 2 and expected in one_line(err)
+
+
+@pytest.mark.parametrize("name", ["ann smith", "a=b", "-x", "tab\there"])
+def test_a_player_name_the_line_mode_cannot_type_is_refused(
+    run_cli: RunCli, tmp_path: Path, name: str
+) -> None:
+    config = tmp_path / "table.toml"
+    seats = SEATS.replace('"ann"', json.dumps(name))
+    config.write_text(seats, encoding="utf-8")
+    status, _, err = run_cli("referee", "--config", str(config), "--pin-factory", "mock")
+    assert status == 2 and "cannot be typed in the line mode" in one_line(err)

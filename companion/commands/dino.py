@@ -411,12 +411,10 @@ def run_scan(args: argparse.Namespace) -> int:
     built = build(catalog, reading.cells, reading.cards, reading.unread, patch)
     annotated = None if args.no_annotated else _save_annotated(image, reading, args)
     if args.out and built.complete and built.land is not None:
+        from companion.files import write_atomic
         from companion.games.dino_formats import land_to_dict
 
-        try:
-            Path(args.out).write_text(dump_json(land_to_dict(built.land)) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise InputError("", exc.strerror or str(exc), args.out) from None
+        write_atomic(args.out, dump_json(land_to_dict(built.land)) + "\n", "no land was written")
     if args.json:
         print(dump_json(scan_dict(args.photo, reading, built, annotated)))
     else:

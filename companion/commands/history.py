@@ -6,9 +6,6 @@ import argparse
 import sqlite3
 import sys
 from datetime import date
-from pathlib import Path
-
-from companion.errors import InputError
 
 KINDS = ("chomp", "dino", "getbit", "foodchain", "chips")
 
@@ -99,10 +96,9 @@ def _open(args: argparse.Namespace) -> sqlite3.Connection:
 
 
 def _write(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError("", f"cannot write: {exc.strerror}", path) from None
+    from companion.files import write_atomic
+
+    write_atomic(path, text, "no file was written")  # whole or not at all, in one line
     print(f"wrote {path}", file=sys.stderr)
 
 

@@ -7,6 +7,7 @@ the buzzer are read by :mod:`companion.devices.wiring`, as every table reads the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -99,6 +100,7 @@ _TOP_KEYS = (
     "game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button", "bridge",
     "tags",
 )  # fmt: skip
+TYPABLE_NAME = re.compile(r"[^\W][\w-]{0,23}")  # no space, '=' or control: `cards ann=seal`
 BRIDGE_BUTTONS = 16  # the Pico firmware's button indexes 0..15 (hardware/BRIDGE.md)
 _REFEREE_KEYS = (
     "tie_window_us",
@@ -135,6 +137,12 @@ def _players(
         here = data.at("players", i)
         p = data.obj(item, here, required=("name",), optional=("button", "led"))
         name = data.name(p["name"], data.at(here, "name"), "player")
+        if not TYPABLE_NAME.fullmatch(name):
+            raise data.fail(
+                data.at(here, "name"),
+                f"{name!r} cannot be typed in the line mode (cards {name}=seal): use letters, "
+                "digits, '-' or '_', at most 24",
+            )
         if name in (q.name for q in players):
             raise data.fail(data.at(here, "name"), f"player {name!r} is named twice")
         on_bridge = bridge is not None and name in bridge.buttons
