@@ -85,6 +85,7 @@ def _log_to(path: Path) -> None:
     """Everything to the table's log file (a hook's traceback too); one line to stderr."""
     root = logging.getLogger()
     root.setLevel(logging.INFO)
+    logging.raiseExceptions = False  # a log on a full disk stays quiet: the table says why
     for old in [h for h in root.handlers if getattr(h, "companion_table", False)]:
         root.removeHandler(old)  # a second table in one process (tests) logs once
         old.close()
