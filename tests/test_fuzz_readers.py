@@ -7,7 +7,7 @@ accept the input; never a traceback, never a hang.
 
 Fast by default (a few dozen examples per reader, well under a minute on two cores). The
 night run, a hundred times as many: ``COMPANION_FUZZ=nightly pytest tests/test_fuzz_readers.py``
-(docs/reliability.md).
+(``COMPANION_FUZZ_EXAMPLES=N`` sets the count; docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ NIGHTLY = os.environ.get("COMPANION_FUZZ") == "nightly"
 
 settings.register_profile(
     "fuzz",
-    max_examples=3000 if NIGHTLY else 30,
+    max_examples=int(os.environ.get("COMPANION_FUZZ_EXAMPLES", 3000 if NIGHTLY else 30)),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     derandomize=not NIGHTLY,  # the fast run is the same every time; nights explore
