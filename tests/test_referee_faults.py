@@ -333,3 +333,30 @@ def test_the_step_of_a_verdict_is_written_before_its_cues_are_rendered(tmp_path:
     assert seen[-1] == ("render", 1)
     d.close()
     journal.close()
+
+
+def test_a_hooks_traceback_goes_to_the_log_file_and_one_line_to_the_screen(
+    tmp_path: Path,
+) -> None:
+    """``companion referee`` logs to ``game.log`` beside the journal, tracebacks included;
+    what reaches the terminal is one line without them."""
+    from companion.commands.referee import _log_to, _OneLine
+    from companion.referee.realtime import report_hook_error
+
+    root = logging.getLogger()
+    before = list(root.handlers)
+    _log_to(tmp_path / "game.log")
+    try:
+        try:
+            raise KeyError("x")
+        except KeyError as exc:
+            report_hook_error("on_result", exc)
+            record = logging.LogRecord("companion.referee", logging.ERROR, "", 0, "boom",
+                                       None, (KeyError, exc, exc.__traceback__))  # fmt: skip
+    finally:
+        for handler in [h for h in root.handlers if h not in before]:
+            root.removeHandler(handler)
+            handler.close()
+    logged = (tmp_path / "game.log").read_text()
+    assert "on_result raised; the referee goes on" in logged and "Traceback" in logged
+    assert "Traceback" not in _OneLine().format(record)
