@@ -140,8 +140,8 @@ def _players(
         if not TYPABLE_NAME.fullmatch(name):
             raise data.fail(
                 data.at(here, "name"),
-                f"{name!r} cannot be typed in the line mode (cards {name}=seal): use letters, "
-                "digits, '-' or '_', at most 24",
+                f"{name!r} cannot be typed in the line mode (as in cards ann=seal): use "
+                "letters, digits, '-' or '_', at most 24",
             )
         if name in (q.name for q in players):
             raise data.fail(data.at(here, "name"), f"player {name!r} is named twice")
