@@ -87,3 +87,26 @@ def test_chips_on_a_full_disk_is_one_line_and_the_last_save_is_whole(tmp_path: P
     (line,) = result.stderr.splitlines()
     assert "c.json: cannot write" in line
     json.loads((tmp_path / "c.json").read_text())
+
+
+def test_history_import_on_a_full_disk_is_one_line_and_the_database_stays_whole(
+    tmp_path: Path,
+) -> None:
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    first = subprocess.run(
+        [sys.executable, "-m", "companion", "history", "--db", "h.sqlite3", "import",
+         str(examples / "chomp-journal.jsonl")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    more = [str(examples / n) for n in ("getbit-two-players.json", "dino-game.json")]
+    result = capped_run(["history", "--db", "h.sqlite3", "import", *more], "", tmp_path, 4096)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("companion: h.sqlite3: ") and "disk I/O error" in line
+    listed = subprocess.run(
+        [sys.executable, "-m", "companion", "history", "--db", "h.sqlite3", "list"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert listed.returncode == 0 and listed.stdout.startswith("#1 "), listed.stderr

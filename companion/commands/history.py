@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
+from collections.abc import Callable
 from datetime import date
+
+from companion.errors import WriteError
 
 KINDS = ("chomp", "dino", "getbit", "foodchain", "chips")
 
@@ -33,18 +36,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     imp.add_argument("files", nargs="+", metavar="FILE")
     imp.add_argument("--date", help="the games' date (ISO 8601; default: each file's time)")
     imp.add_argument("--table", default="", help="where the games were played")
-    imp.set_defaults(handler=run_import)
+    imp.set_defaults(handler=_database_errors(run_import))
 
     lst = sub.add_parser("list", help="games, oldest first")
     _filters(lst)
     lst.add_argument("--json", action="store_true", help="one JSON object")
-    lst.set_defaults(handler=run_list)
+    lst.set_defaults(handler=_database_errors(run_list))
 
     show = sub.add_parser("show", help="one game round by round")
     show.add_argument("game", type=int, metavar="GAME", help="the game's number (history list)")
     show.add_argument("--json", action="store_true", help="one JSON object")
     show.add_argument("--svg", metavar="FILE", help="save its counts round by round as SVG")
-    show.set_defaults(handler=run_show)
+    show.set_defaults(handler=_database_errors(run_show))
 
     stats = sub.add_parser("stats", help="games played and won, reaction times, bad chomps...")
     stats.add_argument("player", nargs="?", metavar="PLAYER", help="one player (default: all)")
@@ -55,7 +58,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="save a plot: reaction times side by side (all players), or PLAYER's form",
     )
     stats.add_argument("--game", choices=KINDS, help="the form plot: only this game")
-    stats.set_defaults(handler=run_stats)
+    stats.set_defaults(handler=_database_errors(run_stats))
 
     export = sub.add_parser("export", help="CSV, the whole database as JSON, or BG Stats")
     export.add_argument(
@@ -67,12 +70,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     export.add_argument("--since", metavar="DATE", type=_date, help="games on or after DATE")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (default stdout)")
-    export.set_defaults(handler=run_export)
+    export.set_defaults(handler=_database_errors(run_export))
 
     alias = sub.add_parser("alias", help="another name of a player (her games move with it)")
     alias.add_argument("alias", metavar="ALIAS")
     alias.add_argument("name", metavar="NAME")
-    alias.set_defaults(handler=run_alias)
+    alias.set_defaults(handler=_database_errors(run_alias))
 
 
 def _date(text: str) -> str:
@@ -87,6 +90,24 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--player", help="only games with this player (name or alias)")
     parser.add_argument("--since", type=_date, metavar="DATE", help="on or after DATE")
     parser.add_argument("--until", type=_date, metavar="DATE", help="on or before DATE")
+
+
+def _database_errors(
+    handler: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """A database that cannot be written (a full disk, an I/O error) is one line and exit
+    status 2: SQLite rolls the transaction back, so every game stored before is whole."""
+
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except sqlite3.Error as exc:
+            raise WriteError(
+                f"{args.db}: the history database failed ({exc}); the games stored before "
+                "are whole (each import is one transaction)"
+            ) from None
+
+    return guarded
 
 
 def _open(args: argparse.Namespace) -> sqlite3.Connection:
