@@ -202,3 +202,17 @@ def test_a_player_name_the_line_mode_cannot_type_is_refused(
     config.write_text(seats, encoding="utf-8")
     status, _, err = run_cli("referee", "--config", str(config), "--pin-factory", "mock")
     assert status == 2 and "cannot be typed in the line mode" in one_line(err)
+
+
+def test_a_land_with_one_cell_far_away_scores_without_drawing_its_bounding_box(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """Before: the grid drawing walked every cell of a 10**8 x 10**8 box (a hang)."""
+    land = json.loads((EXAMPLES / "dino-land.json").read_text())
+    land["sections"].append({"id": "far", "kind": "plants", "cells": [[10**8, 10**8]]})
+    path = tmp_path / "land.json"
+    path.write_text(json.dumps(land), encoding="utf-8")
+    status, out, _ = run_cli("dino", "score", str(path))
+    assert status == 0
+    assert "(the land spans 100000001 x 100000001 cells: too far apart to draw)" in out
+    assert "Score: " in out

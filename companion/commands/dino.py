@@ -232,6 +232,22 @@ def read_land(path: str) -> LandInput:
 # --------------------------------------------------------------------------------------
 
 
+MAX_DRAWN_CELLS = 40_000  # a grid this big no longer fits a terminal; its score still counts
+
+
+def _drawing(land: Land) -> str:
+    """The land as a grid, or a line saying why not: a land whose cells lie far apart is
+    scored (the scoring is sparse) but its bounding box is not drawn cell by cell."""
+    cells = land.cell_index()
+    if cells:
+        xs, ys = [min(0, *(x for x, _ in cells))], [min(0, *(y for _, y in cells))]
+        width = max(x for x, _ in cells) - xs[0] + 1
+        height = max(y for _, y in cells) - ys[0] + 1
+        if width * height > MAX_DRAWN_CELLS:
+            return f"(the land spans {width} x {height} cells: too far apart to draw)"
+    return render_grid(land, labels=True)
+
+
 def run_score(args: argparse.Namespace) -> int:
     given = read_land(args.file)
     land = given.land
@@ -240,7 +256,7 @@ def run_score(args: argparse.Namespace) -> int:
         print(dump_json(score_dict(land, result, given.replay)))
         return 0
     print(f"Chomp land: {source_name(args.file)}")
-    print(render_grid(land, labels=True))
+    print(_drawing(land))
     if given.replay is not None:
         print(replay_line(given.replay))
     print()
