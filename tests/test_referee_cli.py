@@ -190,8 +190,9 @@ def test_bench_referee_load_measures_the_latency_with_and_without_busy_processes
     plain = next(i for i, line in enumerate(lines) if line.startswith("verdict latency"))
     assert re.fullmatch(r"  with 2 busy processes: p50 [\d.]+ us, p99 [\d.]+ us", lines[plain + 1])
     assert any(line.startswith("scheduling: ") for line in lines)
-    refused = companion(tmp_path, "bench", "referee", "--load", "-1")
-    assert refused.returncode == 2 and refused.stderr.startswith("companion: --load: ")
+    for flag in ("--load", "--trials", "--latency-trials"):
+        refused = companion(tmp_path, "bench", "referee", flag, "-1")
+        assert refused.returncode == 2 and refused.stderr.startswith(f"companion: {flag}: ")
 
 
 # -- known bugs (strict xfail: remove the mark with the fix) -----------------------------------

@@ -183,6 +183,9 @@ def bench_referee(
     processes beside the referee, in the same run."""
     if not 0 <= load <= 64:
         raise InputError("--load", f"from 0 to 64 busy processes, not {load}")
+    for flag, value in (("--trials", trials), ("--latency-trials", latency_trials)):
+        if not 1 <= value <= 10_000_000:
+            raise InputError(flag, f"from 1 to 10000000, not {value}")
     rng = random.Random(seed)
     report: dict[str, Any] = {"trials": trials, "scheduling": scheduling()}
     report.update(ordering(trials, rng))
