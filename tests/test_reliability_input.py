@@ -216,3 +216,8 @@ def test_a_land_with_one_cell_far_away_scores_without_drawing_its_bounding_box(
     assert status == 0
     assert "(the land spans 100000001 x 100000001 cells: too far apart to draw)" in out
     assert "Score: " in out
+
+
+def test_a_bench_duration_that_is_not_a_number_is_one_line(run_cli: RunCli) -> None:
+    status, _, err = run_cli("bench", "bridge", "--sync-seconds", "nan")
+    assert status == 2 and "--sync-seconds: from 1 to 604800, not nan" in one_line(err)

@@ -93,6 +93,9 @@ def run_bench_bridge(args: argparse.Namespace) -> int:
     from companion.tables.bridge_source import bridge_errors
     from firmware_bridge.bench import bench_bridge, format_bench_bridge
 
+    _within("--frames", args.frames, 1, 10_000_000)
+    _within("--latency-trials", args.latency_trials, 1, 1_000_000)
+    _within("--sync-seconds", args.sync_seconds, 1, 7 * 24 * 3600)
     with bridge_errors():
         report = bench_bridge(
             args.frames, args.latency_trials, args.sync_seconds, args.seed, args.micropython
@@ -113,3 +116,13 @@ def run_bench_history(args: argparse.Namespace) -> int:
     print(f"import: {report['games_per_s']} games/s; database {report['db_bytes']} bytes")
     print(f"stats for one player: p50 {stats['p50']} ms, p99 {stats['p99']} ms")
     return 0
+
+
+def _within(flag: str, value: float, low: float, high: float) -> None:
+    """A count or a duration from the command line, finite and in range (NaN is not)."""
+    import math
+
+    from companion.errors import InputError
+
+    if not (math.isfinite(value) and low <= value <= high):
+        raise InputError(flag, f"from {low:g} to {high:g}, not {value}")
