@@ -221,3 +221,10 @@ def test_a_land_with_one_cell_far_away_scores_without_drawing_its_bounding_box(
 def test_a_bench_duration_that_is_not_a_number_is_one_line(run_cli: RunCli) -> None:
     status, _, err = run_cli("bench", "bridge", "--sync-seconds", "nan")
     assert status == 2 and "--sync-seconds: from 1 to 604800, not nan" in one_line(err)
+
+
+def test_history_import_of_a_fifo_is_one_line_never_a_hang(run_cli: RunCli, tmp_path: Path) -> None:
+    fifo = tmp_path / "games.json"
+    os.mkfifo(fifo)
+    status, _, err = run_cli("history", "--db", ":memory:", "import", str(fifo))
+    assert status == 2 and "not a regular file" in one_line(err)

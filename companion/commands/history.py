@@ -123,10 +123,34 @@ def _write(path: str, text: str) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
+def _regular_file(path: str) -> None:
+    """One line for a path that is not a regular file within the read cap."""
+    import os
+    import stat
+
+    from companion.data import MAX_READ_BYTES, check_path
+    from companion.errors import InputError
+
+    try:
+        st = os.stat(check_path(path))
+    except FileNotFoundError:
+        return  # the import names it as it always has
+    except OSError as exc:
+        raise InputError("", f"cannot read: {exc.strerror or exc}", path) from None
+    if stat.S_ISDIR(st.st_mode):
+        return  # a folder of games: the import walks it
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("", "not a regular file (a device or a pipe)", path)
+    if st.st_size > MAX_READ_BYTES:
+        raise InputError("", f"over {MAX_READ_BYTES} bytes: too big to be a game", path)
+
+
 def run_import(args: argparse.Namespace) -> int:
     from companion.history import import_files
 
     when = _date(args.date) if args.date else None
+    for path in args.files:
+        _regular_file(path)  # a FIFO or /dev/zero would hang the import; refuse it first
     conn = _open(args)
     added = 0
 
