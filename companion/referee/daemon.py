@@ -3,8 +3,10 @@
 Device callbacks (lgpio's thread, the bridge's reader thread, the keyboard) only put items
 on the queue, so the input path never waits for an LED, a beep or the disk. One loop
 thread owns the :class:`Referee`; it wakes when an input arrives or when the referee's next
-deadline is due, renders cues first (the winner's LED is the first thing that changes),
-then journals (fsync at each verdict), then tells the screen.
+deadline is due, writes the step's journal lines, then renders its cues (no verdict lights
+an LED before its line is written), then syncs the journal at a verdict, then tells the
+screen. A failed write stops the table with the fault signal; a hook that raises is
+logged and the loop goes on (docs/reliability.md).
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """The referee's journal: append-only JSON Lines of every edge, reveal, card entry and
 verdict, so that any call can be replayed and a restart loses nothing.
 
-Each line is flushed as it is written and the file is fsync'd at every verdict, so a power
-cut loses at most the presses of the round in play, and never a decided round. A last
-line cut short by the power cut is expected and skipped with a warning; damage anywhere
-else is an error that names the line.
+Each line goes straight to the file as it is written and the file is fsync'd at every
+verdict, so a power cut loses at most the presses of the round in play, and never a
+decided round. The writer holds the file with an exclusive lock: one table per journal.
+A last line cut short by the power cut is expected and skipped with a warning (``--resume``
+keeps it aside and cuts it off); a line repeated exactly is skipped too; any other damage,
+or an entry out of the order a game writes them, is an error that names the line.
 """
 
 from __future__ import annotations
