@@ -8,6 +8,9 @@ such data; :func:`archive` sets a finished file aside, since nothing recorded is
 
 from __future__ import annotations
 
+import math
+import os
+import stat
 import time
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -91,10 +94,17 @@ def lst(value: object, path: str) -> list[Any]:
     return value
 
 
+LARGEST = 10**9  # no count, level, pin or window of a game is bigger; beyond is an attack
+
+
 def integer(
     value: object, path: str, minimum: int | None = None, maximum: int | None = None
 ) -> int:
+    """A whole number within [minimum, maximum]; without a maximum, at most LARGEST (and
+    at least -LARGEST), so no count read from a file can make the work unbounded."""
     if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise fail(path, f"expected a whole number, got {value}")
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         elif isinstance(value, float):
@@ -103,17 +113,37 @@ def integer(
             raise fail(path, f"expected a whole number, got {_kind(value)}")
     if minimum is not None and value < minimum:
         raise fail(path, f"must be at least {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise fail(path, f"must be at most {maximum}, got {value}")
+    top = LARGEST if maximum is None else maximum
+    if value > top:
+        raise fail(path, f"must be at most {top}, got {_short(value)}")
+    if minimum is None and value < -LARGEST:
+        raise fail(path, f"must be at least {-LARGEST}, got {_short(value)}")
     return value
 
 
-def number(value: object, path: str, minimum: float | None = None) -> float:
+def _short(value: int) -> str:
+    """A number for an error line: a 5,000-digit one is named by its size."""
+    digits = len(str(abs(value))) if abs(value) < 10**4000 else 4000
+    return str(value) if digits <= 30 else f"a number of {digits} digits"
+
+
+def number(
+    value: object, path: str, minimum: float | None = None, maximum: float = float(LARGEST)
+) -> float:
+    """A finite number within [minimum, maximum] (NaN, inf and 1e308 are refused)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise fail(path, f"expected a number, got {_kind(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise fail(path, f"expected a finite number, got {value}")
     if minimum is not None and value < minimum:
-        raise fail(path, f"must be at least {minimum}, got {value}")
+        raise fail(path, f"must be at least {minimum}, got {_short_number(value)}")
+    if value > maximum:
+        raise fail(path, f"must be at most {maximum:g}, got {_short_number(value)}")
     return float(value)
+
+
+def _short_number(value: int | float) -> str:
+    return _short(value) if isinstance(value, int) else f"{value:g}"
 
 
 def boolean(value: object, path: str) -> bool:
@@ -139,6 +169,50 @@ def choice(value: object, path: str, options: Mapping[str, E], what: str) -> E:
         raise fail(path, f"unknown {what} {value!r} (one of: {', '.join(options)})") from None
 
 
+MAX_READ_BYTES = 64_000_000  # far above any companion file; a bigger one is not ours
+MAX_PATH_BYTES = 4096
+
+
+def check_path(path: str | Path) -> str:
+    """The path as text, or one InputError for a NUL byte or an over-long name."""
+    text = str(path)
+    if "\0" in text:
+        raise InputError("", "a file name cannot hold a NUL byte", repr(text)[:80])
+    encoded = os.fsencode(text)
+    if len(encoded) > MAX_PATH_BYTES or any(len(p) > 255 for p in encoded.split(b"/")):
+        raise InputError("", "the file name is too long", text[:60] + "...")
+    return text
+
+
+def read_bytes(path: str | Path, limit: int | None = None, what: str = "file") -> bytes:
+    """A regular file's bytes, at most ``limit`` (MAX_READ_BYTES); anything else is one
+    InputError."""
+    limit = MAX_READ_BYTES if limit is None else limit
+    text = check_path(path)
+    try:
+        fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise InputError("", f"no such {what}", text) from None
+    except IsADirectoryError:
+        raise InputError("", "is a directory, not a file", text) from None
+    except OSError as exc:
+        raise InputError("", f"cannot read: {exc.strerror or exc}", text) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise InputError("", "is a directory, not a file", text)
+        raise InputError("", f"not a regular file (a device or a pipe): not a {what}", text)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            raw = handle.read(limit + 1)
+        except OSError as exc:
+            raise InputError("", f"cannot read: {exc.strerror or exc}", text) from None
+    if len(raw) > limit:
+        raise InputError("", f"over {limit} bytes: too big to be a {what}", text)
+    return raw
+
+
 MAX_TOML_BYTES = 1_000_000  # a table's config is a few hundred bytes; refuse anything huge
 
 
@@ -150,14 +224,12 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     """
     source = str(path)
     try:
-        with Path(path).open("rb") as handle:
-            raw = handle.read(MAX_TOML_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError("", "no such config file", source) from None
-    except OSError as exc:
-        raise ConfigError("", f"cannot read: {exc}", source) from None
-    if len(raw) > MAX_TOML_BYTES:
-        raise ConfigError("", f"over {MAX_TOML_BYTES} bytes: not a table config", source)
+        raw = read_bytes(path, MAX_TOML_BYTES, "config file")
+    except InputError as exc:
+        message = exc.message.replace("too big to be a config file", "not a table config")
+        if not message.startswith(("no such", "over ", "cannot read")):
+            message = f"cannot read: {message}"
+        raise ConfigError("", message, exc.source or source) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -168,6 +240,28 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError("", f"not TOML: {exc}", source) from None
     except RecursionError:
         raise ConfigError("", "nested too deeply to be a table config", source) from None
+
+
+def _dated_name(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}.{stamp}{path.suffix}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.stem}.{stamp}-{n}{path.suffix}")
+        n += 1
+    return target
+
+
+def keep_aside(path: Path) -> Path:
+    """Give a file about to be replaced a second, dated name beside it (a hard link, so
+    its own name never points at nothing meanwhile; a rename where links are not
+    supported), and return that name."""
+    target = _dated_name(path)
+    try:
+        os.link(path, target)
+    except OSError:
+        path.rename(target)
+    return target
 
 
 def archive(path: Path) -> Path:

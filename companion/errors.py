@@ -23,7 +23,7 @@ class InputError(CompanionError, ValueError):
     def __init__(self, where: str, message: str, source: str | None = None) -> None:
         self.where = where
         self.message = message
-        self.source = source
+        self.source = None if source is None else str(source)  # a Path names its file too
         super().__init__(self.__str__())
 
     def in_source(self, source: str) -> InputError:
@@ -45,3 +45,18 @@ class ConfigError(InputError):
 
 class HardwareError(CompanionError, RuntimeError):
     """A device that is missing, busy or misbehaving."""
+
+
+class BusyError(CompanionError, RuntimeError):
+    """A file another process is using (a journal or a save file held by a running table)."""
+
+
+class WriteError(CompanionError, OSError):
+    """A file that could not be written (a full disk, an I/O error): the message says what
+    failed and what is safe, since the table stops rather than lose a line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

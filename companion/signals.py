@@ -90,6 +90,7 @@ class Signal(StrEnum):
     TURN = "turn"  # it is this player's turn to act (Chips, Food Chain)
     LOCKED_IN = "locked_in"  # this player (or robot) has locked in a card (Get Bit!)
     BITTEN = "bitten"  # the shark bit this robot (Get Bit!)
+    FAULT = "fault"  # the table stopped: a file could not be written (docs/reliability.md)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,14 @@ class SeqTracker:
 
     def __init__(self, bits: int = 32) -> None:
         self.bits = bits
+        # A number this far ahead is not believed at once: a frame whose CRC passed by
+        # chance (or a bug) would otherwise make every later number a "duplicate". It is
+        # refused; a second one right after it proves the jump real, and the count
+        # resynchronises there.
+        self.far = min(1 << 16, (1 << bits) >> 3)
+        self.suspect: int | None = None
+        self.refused = 0  # numbers refused as too far ahead
+        self.resyncs = 0  # jumps proved real
         self.top: int | None = None
         self.missing: set[int] = set()
         self.gaps = 0  # numbers skipped when a later one arrived
@@ -29,6 +37,15 @@ class SeqTracker:
             self.top = raw
             return True
         n = codec.unwrap(raw, self.top, self.bits)
+        if n - self.top > self.far:
+            if self.suspect is not None and n == self.suspect + 1:
+                self.start_after(n)
+                self.resyncs += 1
+                self.suspect = None
+                return True
+            self.suspect = n
+            self.refused += 1
+            return False
         if n > self.top:
             skipped = n - self.top - 1
             if skipped:
@@ -61,6 +78,8 @@ class SeqTracker:
         if self.top is None:
             return True
         n = codec.unwrap(raw, self.top, self.bits)
+        if n - self.top > self.far:
+            return self.suspect is not None and n == self.suspect + 1
         return n > self.top or n in self.missing
 
     @property

@@ -65,6 +65,9 @@ CAP_NAMES = {
 }
 
 
+MAX_PENDING = 256  # edges held while the clock syncs; beyond, the oldest are dropped
+
+
 @dataclass(frozen=True, slots=True)
 class Identity:
     """What the Pico said about itself in IDENTIFY."""
@@ -152,7 +155,8 @@ class BridgeSession:
         self.events = SeqTracker(32)
         self.buttons: dict[int, SeqTracker] = {}
         self._edge_seq = itertools.count()
-        self._pending: list[EdgeMsg] = []  # edges waiting for clock sync
+        self._pending: list[EdgeMsg] = []  # edges waiting for clock sync, at most MAX_PENDING
+        self.pending_dropped = 0
         self._pings: dict[int, int] = {}  # token -> host send time
         self._token = 0
         self._hello_at = 0
@@ -325,6 +329,11 @@ class BridgeSession:
             self._ready()
 
     def _ready(self) -> None:
+        if self.pending_dropped:
+            self._notify(
+                f"{self.name}: {self.pending_dropped} edge(s) before the clock sync were "
+                f"dropped (at most {MAX_PENDING} are held)"
+            )
         self.move(LinkState.READY)
         pending, self._pending = self._pending, []
         for edge in pending:
@@ -343,17 +352,36 @@ class BridgeSession:
         tracker = self.buttons.get(button)
         if tracker is None:
             tracker = self.buttons[button] = SeqTracker(16)
+        before = (self.events.refused, self.events.resyncs, tracker.refused, tracker.resyncs)
         if not (self.events.would_accept(msg.evseq) and tracker.would_accept(msg.bseq)):
-            self.events.accept(msg.evseq)  # counted as a duplicate
+            self.events.accept(msg.evseq)  # counted as a duplicate (or refused: far ahead)
+            self._warn_jump(before, tracker, msg.evseq)
             return
         self.events.accept(msg.evseq)
         tracker.accept(msg.bseq)
+        self._warn_jump(before, tracker, msg.evseq)
         bit = 1 << button
         self._held = self._held | bit if msg.pressed else self._held & ~bit
         if self.state is not LinkState.READY:
             self._pending.append(msg)
+            if len(self._pending) > MAX_PENDING:
+                del self._pending[0]  # the oldest goes: a bounded wait for the clock
+                self.pending_dropped += 1
             return
         self._deliver(msg)
+
+    def _warn_jump(
+        self, before: tuple[int, int, int, int], tracker: SeqTracker, evseq: int
+    ) -> None:
+        """Say when a sequence number was refused as far ahead, or proved a real jump."""
+        refused, resyncs, b_refused, b_resyncs = before
+        if self.events.resyncs > resyncs or tracker.resyncs > b_resyncs:
+            self._notify(f"{self.name}: the event numbers jumped to {evseq}: resynchronised")
+        elif self.events.refused > refused or tracker.refused > b_refused:
+            self._notify(
+                f"{self.name}: event {evseq} is far ahead of the last one: ignored "
+                "(a damaged frame?) unless the next one follows it"
+            )
 
     def _deliver(self, msg: EdgeMsg) -> None:
         player = self.players.get(msg.button)
@@ -449,4 +477,7 @@ class BridgeSession:
             "unmapped": self.unmapped,
             "unknown": self.unknown,
             "restarts": self.restarts,
+            "events_refused": self.events.refused,
+            "resyncs": self.events.resyncs,
+            "pending_dropped": self.pending_dropped,
         }

@@ -373,6 +373,9 @@ NOT_RUN_HERE: dict[tuple[str, str], str] = {
         "the address and join code of a Pi on its network (tests/test_web_live.py checks "
         "what the server prints)"
     ),
+    ("docs/reliability.md", "COMPANION_FUZZ=nightly .venv/bin/python -m pytest"): (
+        "the night's long fuzz run, about 20 minutes (the suite runs the same tests short)"
+    ),
     ("docs/tags.md", "[ 1/50] scan a shark (1 of 4)"): (
         "the prompts of `tags learn` with a card reader at hand (tests/test_tags_learn.py)"
     ),

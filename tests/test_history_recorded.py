@@ -48,3 +48,24 @@ def test_a_history_that_cannot_be_written_is_one_warning_and_the_score_stands(
     assert result.status == 0 and "Chomp game:" in result.out
     assert result.err.count("\n") == 1
     assert result.err.startswith("companion: the game was not recorded in the history")
+
+
+def test_getbit_play_records_the_game_once_it_is_over(
+    run_cli: RunCli, tmp_path: Path, private_history: Path
+) -> None:
+    """The two-player example played at the table: yellow is bitten out in round 5."""
+    robots = "--robots", "red=ann,blue=bob,green=ann,yellow=bob", "--line", "red,blue,green,yellow"
+    rounds = "1 1 1 1\n2 2 2 2\n3 4 5 1\n5 3 4 1\n2 3 4 1\n"
+    save = tmp_path / "game.json"
+    result = run_cli("getbit", "play", *robots, "--save", str(save), stdin=rounds)
+    assert result.status == 0 and "game over, ann won" in result.err
+    assert games(private_history) == [("getbit", str(save))]
+
+
+def test_getbit_play_does_not_record_a_game_left_half_way(
+    run_cli: RunCli, tmp_path: Path, private_history: Path
+) -> None:
+    robots = "--robots", "red=ann,blue=bob,green=ann,yellow=bob", "--line", "red,blue,green,yellow"
+    save = tmp_path / "game.json"
+    result = run_cli("getbit", "play", *robots, "--save", str(save), stdin="1 1 1 1\nquit\n")
+    assert result.status == 0 and not private_history.exists()

@@ -326,7 +326,7 @@ def test_close_releases_every_pin_and_the_journal(
     assert output_threads() == before + 1
     session.close()
     assert not factory.pins
-    assert session.journal._file.closed
+    assert session.journal.closed
     assert output_threads() == before
     session.close()  # twice is fine (the fixture closes it again)
     # The pins are free again: a new session on the same journal (resumed) opens them all.

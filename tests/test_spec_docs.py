@@ -150,9 +150,7 @@ EXPECTED = [
 
 # Rulings no test names yet, and why. A ruling that gains a named test must leave this
 # set (the test below fails until it does), so the set only ever shrinks.
-PENDING: dict[str, str] = {
-    "C18": "the referee follows C18 (presses before the reveal) in a later issue",
-}
+PENDING: dict[str, str] = {}
 
 
 def ruling_ids() -> list[str]:

@@ -44,6 +44,13 @@ def _referee(sub: Subparsers) -> None:
     referee.add_argument("--trials", type=int, default=2000, help="ordering trials (2000)")
     referee.add_argument("--latency-trials", type=int, default=300, help="latency trials (300)")
     referee.add_argument("--seed", type=int, default=1, help=SEED_HELP)
+    referee.add_argument(
+        "--load",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure the latency again with N busy processes beside the referee",
+    )
     referee.add_argument("--json", action="store_true", help="one JSON object")
     referee.set_defaults(handler=run_bench_referee)
 
@@ -111,7 +118,7 @@ def _web(sub: Subparsers) -> None:
 def run_bench_referee(args: argparse.Namespace) -> int:
     from companion.tables.chomp.bench import bench_referee
 
-    report = bench_referee(args.trials, args.seed, args.latency_trials)
+    report = bench_referee(args.trials, args.seed, args.latency_trials, args.load)
     if args.json:
         print(dump_json(report))
         return 0
@@ -119,7 +126,14 @@ def run_bench_referee(args: argparse.Namespace) -> int:
     print(f"trials: {report['trials']}")
     print(f"wrong winner judged by stamp:   {report['ordering_errors_stamp']}")
     print(f"wrong winner judged by arrival: {report['ordering_errors_arrival']}")
+    print(f"scheduling: {report['scheduling']}")
     print(f"verdict latency (decision -> LED): p50 {lat['p50']} us, p99 {lat['p99']} us")
+    if "verdict_latency_loaded_us" in report:
+        loaded = report["verdict_latency_loaded_us"]
+        print(
+            f"  with {report['load']} busy processes: p50 {loaded['p50']} us, "
+            f"p99 {loaded['p99']} us"
+        )
     print(f"judge cost per verdict: p50 {cost['p50']} us, p99 {cost['p99']} us")
     return 0
 
@@ -154,6 +168,9 @@ def run_bench_bridge(args: argparse.Namespace) -> int:
     from companion.tables.bridge_source import bridge_errors
     from firmware_bridge.bench import bench_bridge, format_bench_bridge
 
+    _within("--frames", args.frames, 1, 10_000_000)
+    _within("--latency-trials", args.latency_trials, 1, 1_000_000)
+    _within("--sync-seconds", args.sync_seconds, 1, 7 * 24 * 3600)
     with bridge_errors():
         report = bench_bridge(
             args.frames, args.latency_trials, args.sync_seconds, args.seed, args.micropython
@@ -174,3 +191,13 @@ def run_bench_history(args: argparse.Namespace) -> int:
     print(f"import: {report['games_per_s']} games/s; database {report['db_bytes']} bytes")
     print(f"stats for one player: p50 {stats['p50']} ms, p99 {stats['p99']} ms")
     return 0
+
+
+def _within(flag: str, value: float, low: float, high: float) -> None:
+    """A count or a duration from the command line, finite and in range (NaN is not)."""
+    import math
+
+    from companion.errors import InputError
+
+    if not (math.isfinite(value) and low <= value <= high):
+        raise InputError(flag, f"from {low:g} to {high:g}, not {value}")

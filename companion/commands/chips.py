@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.history import add_history_options
-from companion.commands.web import add_web_option
+from companion.commands.options import add_history_options, add_web_option
 from companion.tables.chips.app import ChipsOptions, run
 
 DESCRIPTION = (
@@ -86,6 +85,9 @@ def run_chips(args: argparse.Namespace) -> int:
     from companion.tables.web import check_web
 
     check_web(args.web)  # before the save file and the LEDs are opened
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
     return run(
         ChipsOptions(
             args.players,

@@ -142,6 +142,14 @@ def run_audit(args: argparse.Namespace) -> int:
     contents = read_journal(args.journal)
     for warning in contents.warnings:
         print(f"companion: warning: {warning}", file=sys.stderr)
+    if contents.torn is not None:
+        torn = contents.torn
+        print(
+            f"companion: warning: the journal was cut at byte {torn.offset}, in line "
+            f"{torn.line} ({len(torn.data)} bytes of it written); the rounds before it are "
+            "whole, and --resume keeps the cut bytes aside and goes on from there",
+            file=sys.stderr,
+        )
     rounds = audit(contents.entries)
     if args.round is not None:
         rounds = [r for r in rounds if r.n == args.round]

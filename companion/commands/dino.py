@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion import data
-from companion.commands.history import add_history_options
+from companion.commands.options import add_history_options
 from companion.errors import InputError
 from companion.files import dump_json, parse_json, read_text, source_name
 from companion.games.dino import Land, score, score_game
@@ -243,6 +243,22 @@ def read_land(path: str) -> LandInput:
 # --------------------------------------------------------------------------------------
 
 
+MAX_DRAWN_CELLS = 40_000  # a grid this big no longer fits a terminal; its score still counts
+
+
+def _drawing(land: Land) -> str:
+    """The land as a grid, or a line saying why not: a land whose cells lie far apart is
+    scored (the scoring is sparse) but its bounding box is not drawn cell by cell."""
+    cells = land.cell_index()
+    if cells:
+        xs, ys = [min(0, *(x for x, _ in cells))], [min(0, *(y for _, y in cells))]
+        width = max(x for x, _ in cells) - xs[0] + 1
+        height = max(y for _, y in cells) - ys[0] + 1
+        if width * height > MAX_DRAWN_CELLS:
+            return f"(the land spans {width} x {height} cells: too far apart to draw)"
+    return render_grid(land, labels=True)
+
+
 def run_score(args: argparse.Namespace) -> int:
     given = read_land(args.file)
     land = given.land
@@ -251,7 +267,7 @@ def run_score(args: argparse.Namespace) -> int:
         print(dump_json(score_dict(land, result, given.replay)))
         return 0
     print(f"Chomp land: {source_name(args.file)}")
-    print(render_grid(land, labels=True))
+    print(_drawing(land))
     if given.replay is not None:
         print(replay_line(given.replay))
     print()
@@ -336,15 +352,55 @@ def run_markers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_image(path: str) -> Any:
-    import cv2
+MAX_PHOTO_BYTES = 60_000_000
+MAX_PHOTO_PIXELS = 50_000_000  # a 48 MP phone photo; a decompression bomb is far beyond
+MAX_PHOTO_ASPECT = 8  # a land photographed from above is near square; 1 x 20000 is not
 
-    if not Path(path).is_file():
-        raise InputError("", "no such file" if not Path(path).exists() else "not a file", path)
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
+
+def _read_image(path: str) -> Any:
+    """The photo, decoded only once its size (read from its header) is a photo's: a
+    decompression bomb or a 1 x 20000 strip is one line, never gigabytes of pixels."""
+    import cv2
+    import numpy as np
+
+    from companion.files import read_bytes
+
+    raw = read_bytes(path, MAX_PHOTO_BYTES, "file")
+    size = _image_size(raw)
+    if size is not None:
+        width, height = size
+        if width * height > MAX_PHOTO_PIXELS:
+            raise InputError("", f"{width} x {height} pixels: too big for a photo", path)
+        if min(width, height) < 64 or max(width, height) > MAX_PHOTO_ASPECT * min(width, height):
+            raise InputError("", f"{width} x {height} pixels: not a photo of a land", path)
+    image = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise InputError("", "not an image OpenCV can read (JPEG, PNG, ...)", path)
+    height, width = image.shape[:2]
+    if width * height > MAX_PHOTO_PIXELS or max(width, height) > MAX_PHOTO_ASPECT * min(
+        width, height
+    ):
+        raise InputError("", f"{width} x {height} pixels: not a photo of a land", path)
     return image
+
+
+def _image_size(raw: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's or a JPEG's header, without decoding; None otherwise."""
+    if raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) >= 24:
+        return int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
+    if raw[:2] != b"\xff\xd8":
+        return None
+    at = 2
+    while at + 9 < len(raw):
+        if raw[at] != 0xFF:
+            return None
+        marker = raw[at + 1]
+        length = int.from_bytes(raw[at + 2 : at + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE):
+            height = int.from_bytes(raw[at + 5 : at + 7], "big")
+            return int.from_bytes(raw[at + 7 : at + 9], "big"), height
+        at += 2 + length
+    return None
 
 
 def read_patch(values: list[str] | None) -> Patch:
@@ -386,12 +442,10 @@ def run_scan(args: argparse.Namespace) -> int:
     built = build(catalog, reading.cells, reading.cards, reading.unread, patch)
     annotated = None if args.no_annotated else _save_annotated(image, reading, args)
     if args.out and built.complete and built.land is not None:
+        from companion.files import write_atomic
         from companion.games.dino_formats import land_to_dict
 
-        try:
-            Path(args.out).write_text(dump_json(land_to_dict(built.land)) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise InputError("", exc.strerror or str(exc), args.out) from None
+        write_atomic(args.out, dump_json(land_to_dict(built.land)) + "\n", "no land was written")
     if args.json:
         print(dump_json(scan_dict(args.photo, reading, built, annotated)))
     else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.history import add_history_options
+from companion.commands.options import add_history_options
 from companion.tables.foodchain.app import PlayOptions, run_play
 from companion.tables.foodchain.score import ScoreOptions, run_catalog_check, run_score
 
@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     play.add_argument("--catalog", required=True, metavar="FILE", help="card catalog JSON")
     play.add_argument("--players", metavar="A,B,C", help="2 to 4 names, in seat order")
     play.add_argument("--first", metavar="NAME", help="who plays first")
-    play.set_defaults(handler=lambda a: run_play(PlayOptions(a.catalog, a.players, a.first)))
+    play.set_defaults(handler=_play)
 
     score_cmd = sub.add_parser(
         "score",
@@ -89,3 +89,10 @@ def _score(args: argparse.Namespace) -> int:
             not args.no_history,
         )
     )
+
+
+def _play(args: argparse.Namespace) -> int:
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
+    return run_play(PlayOptions(args.catalog, args.players, args.first))

@@ -6,12 +6,13 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from companion.commands.history import add_history_options
-from companion.commands.web import add_web_option
+from companion.commands.options import add_history_options, add_web_option
 from companion.errors import InputError
 
 if TYPE_CHECKING:
-    from companion.games.getbit import Setup
+    from pathlib import Path
+
+    from companion.games.getbit import Replay, Setup
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,33 +39,7 @@ def _register_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "after each reveal, and the companion moves the line, bites, counts limbs and "
         "hands, and saves the game after every round (a file `getbit replay` reads).",
     )
-    who = play.add_argument_group("a new game")
-    who.add_argument(
-        "--players",
-        metavar="A,B,...",
-        help="2 to 6 players; with 4-6 each robot is named after its player, with 2-3 each "
-        "player gets two robots, A-1 and A-2",
-    )
-    who.add_argument(
-        "--robots",
-        metavar="ROBOT=PLAYER,...",
-        help="name the robots and who plays each, in seat order (e.g. red=ann,blue=bob,...)",
-    )
-    who.add_argument("--line", metavar="R,R,...", help="starting line, front first")
-    who.add_argument("--seed", type=int, help="seed for the random starting line")
-    who.add_argument(
-        "--longer-games", action="store_true", help="a bite takes half a limb (variant)"
-    )
-    who.add_argument(
-        "--memory", action="store_true", help="played cards are not shown (variant, G6)"
-    )
-    who.add_argument(
-        "--pickup-at",
-        type=int,
-        default=None,
-        metavar="N",
-        help="a robot left with N cards takes back its played cards (default 1, ruling G4)",
-    )
+    _register_new_game(play)
     play.add_argument(
         "--secret",
         action="store_true",
@@ -94,6 +69,37 @@ def _register_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     add_history_options(play)
     _register_tags(play)
     play.set_defaults(handler=run_play)
+
+
+def _register_new_game(play: argparse.ArgumentParser) -> None:
+    """The options that set up a new game (a resumed one comes from its save)."""
+    who = play.add_argument_group("a new game")
+    who.add_argument(
+        "--players",
+        metavar="A,B,...",
+        help="2 to 6 players; with 4-6 each robot is named after its player, with 2-3 each "
+        "player gets two robots, A-1 and A-2",
+    )
+    who.add_argument(
+        "--robots",
+        metavar="ROBOT=PLAYER,...",
+        help="name the robots and who plays each, in seat order (e.g. red=ann,blue=bob,...)",
+    )
+    who.add_argument("--line", metavar="R,R,...", help="starting line, front first")
+    who.add_argument("--seed", type=int, help="seed for the random starting line")
+    who.add_argument(
+        "--longer-games", action="store_true", help="a bite takes half a limb (variant)"
+    )
+    who.add_argument(
+        "--memory", action="store_true", help="played cards are not shown (variant, G6)"
+    )
+    who.add_argument(
+        "--pickup-at",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a robot left with N cards takes back its played cards (default 1, ruling G4)",
+    )
 
 
 def _register_tags(play: argparse.ArgumentParser) -> None:
@@ -313,6 +319,9 @@ def _serve_web(listen: str, table: Any) -> Callable[[], None]:
 
 
 def run_play(args: argparse.Namespace) -> int:
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
     import sys
     from pathlib import Path
 
@@ -386,7 +395,12 @@ def run_play(args: argparse.Namespace) -> int:
     done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
     print(f"saved {session.path} ({done}): companion getbit replay {session.path}", file=sys.stderr)
     if state.over and not args.no_history:
-        from companion.history import record_getbit, remember
-
-        remember(record_getbit, session.game, db=args.db, source=str(session.path))
+        _remember(session.game, args.db, session.path)
     return 0
+
+
+def _remember(game: Replay, db: str | None, path: Path) -> None:
+    """A finished game into the history (docs/history.md); a failure is one warning."""
+    from companion.history import record_getbit, remember
+
+    remember(record_getbit, game, db=db, source=str(path))

@@ -5,25 +5,12 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
+from collections.abc import Callable
 from datetime import date
-from pathlib import Path
 
-from companion.errors import InputError
+from companion.errors import WriteError
 
 KINDS = ("chomp", "dino", "getbit", "foodchain", "chips")
-
-
-def add_history_options(parser: argparse.ArgumentParser, default: object = None) -> None:
-    """``--db`` and ``--no-history`` on a command that finishes games (docs/history.md)."""
-    parser.add_argument(
-        "--db", metavar="FILE", default=default, help="the history database (docs/history.md)"
-    )
-    parser.add_argument(
-        "--no-history",
-        action="store_true",
-        default=False if default is None else default,
-        help="do not record the finished game in the history",
-    )
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,18 +41,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     imp.add_argument("--date", help="the games' date (ISO 8601; default: each file's time)")
     imp.add_argument("--table", default="", help="where the games were played")
-    imp.set_defaults(handler=run_import)
+    imp.set_defaults(handler=_database_errors(run_import))
 
     lst = sub.add_parser("list", help="games, oldest first")
     _filters(lst)
     lst.add_argument("--json", action="store_true", help="one JSON object")
-    lst.set_defaults(handler=run_list)
+    lst.set_defaults(handler=_database_errors(run_list))
 
     show = sub.add_parser("show", help="one game round by round")
     show.add_argument("game", type=int, metavar="GAME", help="the game's number (history list)")
     show.add_argument("--json", action="store_true", help="one JSON object")
     show.add_argument("--svg", metavar="FILE", help="save its counts round by round as SVG")
-    show.set_defaults(handler=run_show)
+    show.set_defaults(handler=_database_errors(run_show))
 
     stats = sub.add_parser("stats", help="games played and won, reaction times, bad chomps...")
     stats.add_argument("player", nargs="?", metavar="PLAYER", help="one player (default: all)")
@@ -76,7 +63,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="save a plot: reaction times side by side (all players), or PLAYER's form",
     )
     stats.add_argument("--game", choices=KINDS, help="the form plot: only this game")
-    stats.set_defaults(handler=run_stats)
+    stats.set_defaults(handler=_database_errors(run_stats))
 
     export = sub.add_parser("export", help="CSV, the whole database as JSON, or BG Stats")
     export.add_argument(
@@ -88,12 +75,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     export.add_argument("--since", metavar="DATE", type=_date, help="games on or after DATE")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (default stdout)")
-    export.set_defaults(handler=run_export)
+    export.set_defaults(handler=_database_errors(run_export))
 
     alias = sub.add_parser("alias", help="another name of a player (her games move with it)")
     alias.add_argument("alias", metavar="ALIAS", help="the other name, as games spell it")
     alias.add_argument("name", metavar="NAME", help="the player's name to keep")
-    alias.set_defaults(handler=run_alias)
+    alias.set_defaults(handler=_database_errors(run_alias))
 
 
 def _date(text: str) -> str:
@@ -110,6 +97,24 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--until", type=_date, metavar="DATE", help="on or before DATE")
 
 
+def _database_errors(
+    handler: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """A database that cannot be written (a full disk, an I/O error) is one line and exit
+    status 2: SQLite rolls the transaction back, so every game stored before is whole."""
+
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except sqlite3.Error as exc:
+            raise WriteError(
+                f"{args.db}: the history database failed ({exc}); the games stored before "
+                "are whole (each import is one transaction)"
+            ) from None
+
+    return guarded
+
+
 def _open(args: argparse.Namespace) -> sqlite3.Connection:
     from companion.history.db import connect
 
@@ -117,17 +122,40 @@ def _open(args: argparse.Namespace) -> sqlite3.Connection:
 
 
 def _write(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError("", f"cannot write: {exc.strerror}", path) from None
+    from companion.files import write_atomic
+
+    write_atomic(path, text, "no file was written")  # whole or not at all, in one line
     print(f"wrote {path}", file=sys.stderr)
+
+
+def _regular_file(path: str) -> None:
+    """One line for a path that is not a regular file within the read cap."""
+    import os
+    import stat
+
+    from companion.data import MAX_READ_BYTES, check_path
+    from companion.errors import InputError
+
+    try:
+        st = os.stat(check_path(path))
+    except FileNotFoundError:
+        return  # the import names it as it always has
+    except OSError as exc:
+        raise InputError("", f"cannot read: {exc.strerror or exc}", path) from None
+    if stat.S_ISDIR(st.st_mode):
+        return  # a folder of games: the import walks it
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("", "not a regular file (a device or a pipe)", path)
+    if st.st_size > MAX_READ_BYTES:
+        raise InputError("", f"over {MAX_READ_BYTES} bytes: too big to be a game", path)
 
 
 def run_import(args: argparse.Namespace) -> int:
     from companion.history import import_files
 
     when = _date(args.date) if args.date else None
+    for path in args.files:
+        _regular_file(path)  # a FIFO or /dev/zero would hang the import; refuse it first
     conn = _open(args)
     added = 0
 

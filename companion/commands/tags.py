@@ -206,6 +206,9 @@ def _start(game: str, path: Path) -> tuple[TagFile, bool]:
 
 
 def run_learn(args: argparse.Namespace) -> int:
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
     if args.count is not None and args.count < 1:
         raise InputError("--count", f"must be at least 1, got {args.count}")
     path = Path(args.out)
@@ -268,6 +271,9 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_read(args: argparse.Namespace) -> int:
+    from companion.files import tolerant_stdin
+
+    tolerant_stdin()
     if args.count is not None and args.count < 1:
         raise InputError("--count", f"must be at least 1, got {args.count}")
     tags = load_tagfile(args.tags) if args.tags else None

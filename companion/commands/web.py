@@ -10,18 +10,6 @@ from __future__ import annotations
 import argparse
 
 
-def add_web_option(parser: argparse.ArgumentParser, default: str | None = None) -> None:
-    """``--web [HOST:]PORT`` on a table's command: its page served from the same process."""
-    parser.add_argument(
-        "--web",
-        nargs="?",
-        const="8080",
-        default=default,
-        metavar="[HOST:]PORT",
-        help="also serve the table to the phones (docs/web.md); alone: 0.0.0.0:8080",
-    )
-
-
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     web = commands.add_parser(
         "web",

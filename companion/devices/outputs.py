@@ -76,6 +76,7 @@ LED_PATTERNS: dict[Signal, Pattern] = {
     Signal.TURN: Pattern(((1.0, 1.8), (0.0, 0.2)), repeat=True),  # on, a dip every 2 s
     Signal.LOCKED_IN: Pattern(((1.0, 0.1), (0.0, 0.1), (1.0, 0.0))),  # a wink, then on
     Signal.BITTEN: _blink(0.08, 0.4),
+    Signal.FAULT: _blink(0.1, 0.1),
 }
 
 # Table-wide signals where the status LED differs from the players' LEDs.
@@ -104,6 +105,7 @@ COLOURS: dict[Signal, Colour] = {
     Signal.TURN: (0.0, 1.0, 0.0),  # green
     Signal.LOCKED_IN: (1.0, 1.0, 1.0),  # white
     Signal.BITTEN: (1.0, 0.0, 0.0),  # red
+    Signal.FAULT: (1.0, 0.0, 0.0),  # red
 }
 
 # The buzzer. An active buzzer plays the rhythm on its own fixed tone; a passive one
@@ -117,6 +119,7 @@ SOUNDS: dict[Signal, tuple[Note, ...]] = {
     Signal.WIN: (("C6", 0.08), (None, 0.06), ("G6", 0.12)),
     Signal.FRENZY: (("E6", 0.04), (None, 0.03), ("G6", 0.04), (None, 0.03)) * 3,
     Signal.BAD_CHOMP: (("A3", 0.15), (None, 0.1), ("A3", 0.15), (None, 0.1), ("A3", 0.15)),
+    Signal.FAULT: (("A3", 0.15), (None, 0.1), ("A3", 0.15), (None, 0.1), ("A3", 0.15)),
     Signal.TIE: (("E5", 0.3), (None, 0.15), ("E5", 0.3)),
     Signal.INK_OUT: _POT,
     Signal.ALL_SAME: _POT,

@@ -56,6 +56,8 @@ from companion.referee.tie_window import effective_tie_window_us
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo
 
 ALREADY_DUE = -(2**63)  # a deadline that has passed on any clock
+RECENT_SLACK_NS = 1_000_000_000  # a reveal stamp may reach the referee this late
+RECENT_PER_PLAYER = 32  # presses kept per player between rounds (lockout makes it ~5)
 
 
 class Phase(StrEnum):
@@ -195,7 +197,9 @@ class Referee:
         self.buttons = {p: ButtonState() for p in game.players}
         self.round: OpenRound | None = None
         self.rounds_played = 0
-        self._recent: list[tuple[str, int]] = []  # presses between rounds, newest last
+        # Presses between rounds, per player, the latest beat of them (C18: a reveal button's
+        # round counts each player's first press in the beat before it, however many).
+        self._recent: dict[str, list[int]] = {}
         self.last_cards: dict[str, Hand] = {}  # the cards of the last decided round
         self._provisional: tuple[tuple[int, int, int, int], Verdict] | None = None
 
@@ -251,8 +255,10 @@ class Referee:
             cues=[Cue(Signal.READY)],
             journal=[round_entry(rnd.number, str(self.game.mode), rnd.opened_ns)],
         )
-        for player, stamp in self._recent:
-            if stamp >= rnd.opened_ns and player in self.game.active:
+        for player, stamps in self._recent.items():
+            early = [t for t in stamps if t >= rnd.opened_ns]
+            if early and player in self.game.active:
+                stamp = min(early)  # C18: the first press is the false start
                 rnd.presses.append((player, stamp))
                 entry = edge_entry(rnd.number, player, True, stamp, "recount", -1, EdgeUse.PRESS)
                 step.journal.append(entry)
@@ -286,6 +292,10 @@ class Referee:
             use = EdgeUse.STUCK
         elif button.in_lockout(edge.stamp_ns, self.timing.lockout_ns):
             use = EdgeUse.BOUNCE
+            if button.down_since_ns is None:
+                # A bounce is still contact: a button that bounced on its way down (or up)
+                # and stays down is held from here, and is flagged stuck like any other.
+                button.down_since_ns = edge.stamp_ns
         else:
             button.last_press_ns = edge.stamp_ns
             button.down_since_ns = edge.stamp_ns
@@ -304,14 +314,29 @@ class Referee:
                 rnd.presses.append((edge.player, edge.stamp_ns))
             else:
                 use = EdgeUse.BETWEEN_ROUNDS
-                self._recent.append((edge.player, edge.stamp_ns))
-                del self._recent[: -len(self.buttons)]
+                self._remember(edge.player, edge.stamp_ns, now_ns)
         n = self.round.number if self.round else None
         step.journal.append(
             edge_entry(n, edge.player, edge.pressed, edge.stamp_ns, edge.source, edge.seq, use)
         )
         step.extend(self.tick(now_ns))
         return step
+
+    def _remember(self, player: str, stamp_ns: int, now_ns: int) -> None:
+        """Keep a press between rounds while it could still fall in a reveal button's beat:
+        older ones go, and a player's presses are capped (the earliest are kept, C18)."""
+        horizon = max(now_ns, stamp_ns) - self.timing.countdown_interval_ns - RECENT_SLACK_NS
+        for who in list(self._recent):
+            kept = [t for t in self._recent[who] if t >= horizon]
+            if kept:
+                self._recent[who] = kept
+            else:
+                del self._recent[who]
+        stamps = self._recent.setdefault(player, [])
+        if len(stamps) < RECENT_PER_PLAYER:
+            stamps.append(stamp_ns)
+        elif stamp_ns < max(stamps):
+            stamps[stamps.index(max(stamps))] = stamp_ns
 
     def set_cards(self, cards: Mapping[str, Hand], now_ns: int) -> RefereeStep:
         """The cards of the open round (typed or read); replaces any earlier entry."""

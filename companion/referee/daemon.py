@@ -3,12 +3,15 @@
 Device callbacks (lgpio's thread, the bridge's reader thread, the keyboard) only put items
 on the queue, so the input path never waits for an LED, a beep or the disk. One loop
 thread owns the :class:`Referee`; it wakes when an input arrives or when the referee's next
-deadline is due, renders cues first (the winner's LED is the first thing that changes),
-then journals (fsync at each verdict), then tells the screen.
+deadline is due, writes the step's journal lines, then renders its cues (no verdict lights
+an LED before its line is written), then syncs the journal at a verdict, then tells the
+screen. A failed write stops the table with the fault signal; a hook that raises is
+logged and the loop goes on (docs/reliability.md).
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import queue
 import threading
@@ -17,12 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, WriteError
 from companion.games.chomp import Hand, RoundResult
 from companion.referee.clock import Clock
 from companion.referee.core import Phase, Referee, RefereeStep
 from companion.referee.journal import JournalWriter
-from companion.signals import ButtonEdge, Cue, RevealStamp
+from companion.referee.realtime import ask_for_realtime, keep_gc_out_of_rounds, report_hook_error
+from companion.signals import ButtonEdge, Cue, RevealStamp, Signal
 
 log = logging.getLogger(__name__)
 
@@ -88,21 +92,31 @@ class RefereeDaemon:
         self.notify = notify or (lambda message: log.info("%s", message))
         self.on_result = on_result
         self.on_step = on_step
+        self.on_failure: Callable[[WriteError], None] | None = None
         self.inbox: queue.SimpleQueue[Input] = inbox if inbox is not None else queue.SimpleQueue()
         self.lock = threading.Lock()  # held while the referee changes; screens read under it
+        self.failure: WriteError | None = None  # a journal write failed: the table stopped
+        self.closed = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.want_realtime = False  # ask for SCHED_FIFO when the loop starts (the table)
+        self.scheduling = ""  # what the loop thread got, said when it starts
 
     # ---------------------------------------------------------------- feeders (any thread)
 
     def put(self, item: Input) -> None:
-        self.inbox.put(item)
+        """Queue an input; after :meth:`close` or a failed write it is ignored."""
+        if not self.closed.is_set() and self.failure is None:
+            self.inbox.put(item)
 
     def edge(self, edge: ButtonEdge) -> None:
-        self.inbox.put(edge)
+        self.put(edge)
 
     # ---------------------------------------------------------------- the loop ----------
 
     def handle(self, item: Input, now_ns: int) -> RefereeStep:
         """Apply one input to the referee (loop thread only)."""
+        if self.failure is not None or self.closed.is_set():
+            return RefereeStep()
         ref = self.referee
         with self.lock:
             try:
@@ -122,32 +136,60 @@ class RefereeDaemon:
         return step
 
     def tick(self, now_ns: int) -> RefereeStep:
-        first = None
+        if self.failure is not None:
+            return RefereeStep()
         with self.lock:
-            if self.render is not None:
-                first = self.referee.first_cue(now_ns)
-                if first is not None:
-                    self.render([first])  # the winner's LED before the bookkeeping
             step = self.referee.tick(now_ns)
-        if first is not None and step.cues[:1] == [first]:
-            step.cues.pop(0)
-            self._act(step)
-            step.cues.insert(0, first)
-        else:
-            self._act(step)
+        self._act(step)
         return step
 
     def _act(self, step: RefereeStep) -> None:
+        """Journal, then show: a verdict's line is written (not yet synced) before its LED
+        lights, and synced before the screen hears of it. Hooks run last, each guarded."""
+        if self.journal is not None and step.journal:
+            try:
+                self.journal.write(step.journal)
+            except WriteError as exc:
+                self._fail(exc)
+                return
+        keep_gc_out_of_rounds(step)
         if step.cues and self.render is not None:
-            self.render(step.cues)
-        if self.journal is not None:
-            self.journal.write(step.journal, durable=step.result is not None)
+            self._hook("render", self.render, step.cues)
+        if step.result is not None and self.journal is not None:
+            try:
+                self.journal.sync()
+            except WriteError as exc:
+                self._fail(exc)
+                return
         for message in step.messages:
-            self.notify(message)
+            self._hook("notify", self.notify, message)
         if step.result is not None and self.on_result is not None:
-            self.on_result(step.result)
+            self._hook("on_result", self.on_result, step.result)
         if self.on_step is not None and (step.cues or step.journal or step.messages):
-            self.on_step(step)
+            self._hook("on_step", self.on_step, step)
+
+    def _hook(self, name: str, hook: Callable[[Any], None], value: object) -> None:
+        """A hook that raises is logged with its traceback and shown as one line; the
+        referee goes on with the next input."""
+        try:
+            hook(value)
+        except Exception as exc:  # noqa: BLE001 - any hook's bug, kept off the decision path
+            report_hook_error(name, exc)
+            if name != "notify":
+                try:
+                    self.notify(f"{name} failed ({type(exc).__name__}: {exc}); see the log")
+                except Exception as again:  # noqa: BLE001
+                    report_hook_error("notify", again)
+
+    def _fail(self, exc: WriteError) -> None:
+        """A journal write failed: stop taking rounds, show the fault, say what is safe."""
+        self.failure = exc
+        log.error("%s", exc)
+        if self.render is not None:
+            self._hook("render", self.render, [Cue(Signal.FAULT)])
+        self._hook("notify", self.notify, str(exc))
+        if self.on_failure is not None:
+            self._hook("on_failure", self.on_failure, exc)
 
     def pump(self) -> None:
         """Handle everything queued, then what is due now (tests and single-threaded use)."""
@@ -156,22 +198,30 @@ class RefereeDaemon:
                 item = self.inbox.get_nowait()
             except queue.Empty:
                 break
-            self.handle(item, self.clock.now_ns())
+            if not isinstance(item, Shutdown):
+                self.handle(item, self.clock.now_ns())
         self.tick(self.clock.now_ns())
 
     def run(self, stop: threading.Event | None = None) -> None:
-        """Serve until a :class:`Shutdown` arrives or ``stop`` is set.
+        """Serve until a :class:`Shutdown` arrives, ``stop`` is set, the daemon is closed
+        or a journal write fails.
 
-        A thread's timed wait wakes up to a millisecond late, so the loop waits until just
-        before a deadline and spins the last stretch: the verdict leaves on time.
+        The loop waits for an input or the next deadline, whichever comes first, so a
+        decision is made on time however quiet the table is. A thread's timed wait wakes
+        up to a millisecond late, so it waits until just before a deadline and spins the
+        last stretch: the verdict leaves on time.
         """
-        while stop is None or not stop.is_set():
+        if self.want_realtime:
+            self.scheduling = ask_for_realtime()
+            self._hook("notify", self.notify, self.scheduling)
+        while not (stop is not None and stop.is_set()) and not self.closed.is_set():
+            if self.failure is not None:
+                break
             deadline = self.referee.next_deadline()
-            now = self.clock.now_ns()
-            if deadline is None:
-                timeout = IDLE_WAIT_S
-            else:
-                timeout = max(0.0, min(IDLE_WAIT_S, (deadline - now - SPIN_NS) / 1e9))
+            timeout = IDLE_WAIT_S
+            if deadline is not None:
+                left = (deadline - self.clock.now_ns() - SPIN_NS) / 1e9
+                timeout = max(0.0, min(IDLE_WAIT_S, left))
             try:
                 item = self.inbox.get(timeout=timeout) if timeout > 0 else self.inbox.get_nowait()
             except queue.Empty:
@@ -188,6 +238,20 @@ class RefereeDaemon:
         """Yield the CPU in a tight loop until the deadline, leaving early for any input."""
         while self.clock.now_ns() < deadline and self.inbox.empty():
             time.sleep(0)
+
+    def start(self) -> threading.Thread:
+        """Run the loop on its own thread; stopped by :meth:`close`."""
+        self.thread = threading.Thread(target=self.run, name="referee", daemon=True)
+        self.thread.start()
+        return self.thread
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the loop (whoever started it) and ignore every input from now on."""
+        self.closed.set()
+        self.inbox.put(Shutdown())
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join(timeout)
+        gc.enable()
 
     def status(self) -> RefereeStatus:
         """A snapshot for screens, taken under the lock."""

@@ -1,22 +1,27 @@
 """The referee's journal: append-only JSON Lines of every edge, reveal, card entry and
 verdict, so that any call can be replayed and a restart loses nothing.
 
-Each line is flushed as it is written and the file is fsync'd at every verdict, so a power
-cut loses at most the presses of the round in play, and never a decided round. A last
-line cut short by the power cut is expected and skipped with a warning; damage anywhere
-else is an error that names the line.
+Each line goes straight to the file as it is written and the file is fsync'd at every
+verdict, so a power cut loses at most the presses of the round in play, and never a
+decided round. The writer holds the file with an exclusive lock: one table per journal.
+A last line cut short by the power cut is expected and skipped with a warning (``--resume``
+keeps it aside and cuts it off); a line repeated exactly is skipped too; any other damage,
+or an entry out of the order a game writes them, is an error that names the line.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
-from companion.errors import InputError
+from companion.errors import InputError, WriteError
+from companion.files import LockedFile, lock_exclusive, read_bytes
+from companion.games.chomp import CARD_NAMES, END_NAMES, MODE_NAMES
 from companion.signals import SourceInfo
 
 # -- the entries, one declared shape per kind ----------------------------------------------
@@ -186,7 +191,7 @@ def _integer(value: object) -> bool:
 
 
 def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _text(value: object) -> bool:
@@ -202,11 +207,37 @@ def _names(value: object) -> bool:
 
 
 def _counts(value: object) -> bool:
-    return isinstance(value, dict) and all(_integer(v) for v in value.values())
+    return isinstance(value, dict) and all(
+        _integer(v) and 0 <= cast(int, v) <= 10_000 for v in value.values()
+    )
 
 
-def _hands(value: object) -> bool:
-    return isinstance(value, dict) and all(_names(v) for v in value.values())
+def _mode(value: object) -> bool:
+    return isinstance(value, str) and value in MODE_NAMES
+
+
+def _end(value: object) -> bool:
+    return isinstance(value, str) and value in END_NAMES
+
+
+def _cards(value: object) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(v, list) and all(isinstance(c, str) and c in CARD_NAMES for c in v)
+        for v in value.values()
+    )
+
+
+def _seats(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and 2 <= len(value) <= 12
+        and all(isinstance(v, str) and v for v in value)
+        and len(set(value)) == len(value)
+    )
+
+
+def _round_number(value: object) -> bool:
+    return _integer(value) and 1 <= cast(int, value) < 10**9
 
 
 def _object(value: object) -> bool:
@@ -224,9 +255,9 @@ def _sources(value: object) -> bool:
 ENTRY_KEYS: dict[str, dict[str, tuple[Check, str]]] = {
     "start": {
         "version": (_integer, "a whole number"),
-        "players": (_names, "a list of names"),
-        "mode": (_text, "text"),
-        "two_player_end": (_text, "text"),
+        "players": (_seats, "2 to 12 different names"),
+        "mode": (_mode, "a mode (" + ", ".join(MODE_NAMES) + ")"),
+        "two_player_end": (_end, "an ending (" + ", ".join(END_NAMES) + ")"),
         "deal": (_counts, "cards per player"),
         "tie_window_us": (_integer, "a whole number"),
         "effective_tie_window_us": (_integer, "a whole number"),
@@ -234,12 +265,12 @@ ENTRY_KEYS: dict[str, dict[str, tuple[Check, str]]] = {
         "lockout_ms": (_number, "a number"),
         "settle_ms": (_number, "a number"),
     },
-    "round": {"n": (_integer, "a round number"), "mode": (_text, "text"),
+    "round": {"n": (_round_number, "a round number"), "mode": (_mode, "a mode"),
               "opened_ns": (_integer, "a whole number")},
-    "reveal": {"n": (_integer, "a round number"), "stamp_ns": (_integer, "a whole number"),
+    "reveal": {"n": (_round_number, "a round number"), "stamp_ns": (_integer, "a whole number"),
                "how": (_text, "text")},
     "edge": {
-        "n": (lambda v: v is None or _integer(v), "a round number or null"),
+        "n": (lambda v: v is None or _round_number(v), "a round number or null"),
         "player": (_text, "text"),
         "pressed": (_flag, "true or false"),
         "stamp_ns": (_integer, "a whole number"),
@@ -247,30 +278,34 @@ ENTRY_KEYS: dict[str, dict[str, tuple[Check, str]]] = {
         "seq": (_integer, "a whole number"),
         "use": (_text, "text"),
     },
-    "cards": {"n": (_integer, "a round number"), "cards": (_hands, "card names per player")},
+    "cards": {"n": (_round_number, "a round number"), "cards": (_cards, "card names per player")},
     "verdict": {
-        "n": (_integer, "a round number"),
+        "n": (_round_number, "a round number"),
         "verdict": (_object, "an object"),
         "cards": (_counts, "cards per player"),
         "pot": (_integer, "a whole number"),
         "out": (_names, "a list of names"),
         "over": (_flag, "true or false"),
         "winner": (lambda v: v is None or _text(v), "a name or null"),
-        "mode": (_text, "text"),
+        "mode": (_mode, "a mode"),
     },
     "resume": {
         "rounds_played": (_integer, "a whole number"),
         "effective_tie_window_us": (_integer, "a whole number"),
         "sources": (_sources, "a list of sources"),
     },
-    "abandon": {"n": (_integer, "a round number"), "why": (_text, "text")},
+    "abandon": {"n": (_round_number, "a round number"), "why": (_text, "text")},
 }  # fmt: skip
 ENTRY_TYPES = tuple(ENTRY_KEYS)
 
 
 def check_entry(value: object) -> JournalEntry:
     """One decoded line as a typed entry; ValueError naming the first bad or missing key."""
-    if not isinstance(value, dict) or value.get("type") not in ENTRY_KEYS:
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("type"), str)
+        or (value["type"] not in ENTRY_KEYS)
+    ):
         kind = value.get("type") if isinstance(value, dict) else None
         raise ValueError(f"not a journal entry (type {kind!r})")
     kind = value["type"]
@@ -283,73 +318,259 @@ def check_entry(value: object) -> JournalEntry:
 
 
 class JournalWriter:
-    """Appends entries; ``durable=True`` fsyncs (done at each verdict)."""
+    """Appends entries to a journal it holds with an exclusive lock for its lifetime.
 
-    def __init__(self, path: Path) -> None:
+    Each write goes straight to the file (no buffer in between), so once :meth:`write`
+    returns its lines are in the kernel's hands and may be shown; ``durable=True`` also
+    fsyncs (done at each verdict, after its LED). A failed write cuts the file back to its
+    last complete line and raises one :class:`WriteError` saying what is safe; every later
+    write raises it again, so nothing is announced that the journal does not hold.
+    """
+
+    def __init__(self, path: Path, held: LockedFile | None = None) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[bytes] = open(path, "ab")  # lives as long as the game
+        if held is None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise WriteError(f"{path}: cannot create its folder ({exc.strerror})") from None
+            held = lock_exclusive(path, "journal", os.O_RDWR | os.O_CREAT | os.O_APPEND)
+        self._held = held
+        self.fd = held.fd
+        self.good_bytes = os.fstat(self.fd).st_size  # the end of the last complete line
+        self.failed: WriteError | None = None
 
     def write(self, entries: Sequence[Mapping[str, Any]], durable: bool = False) -> None:
         if not entries:
             return
-        self._file.write(
-            b"".join(json.dumps(e, separators=(",", ":")).encode() + b"\n" for e in entries)
-        )
-        self._file.flush()
+        if self.failed is not None:
+            raise self.failed
+        data = b"".join(json.dumps(e, separators=(",", ":")).encode() + b"\n" for e in entries)
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self.fd, view) :]
+        except OSError as exc:
+            self._fail("cannot write", exc)
+        self.good_bytes += len(data)
         if durable:
-            os.fsync(self._file.fileno())
+            self.sync()
+
+    def sync(self) -> None:
+        """Everything written so far onto the disk (a verdict's line before the next round)."""
+        if self.failed is not None:
+            raise self.failed
+        try:
+            os.fsync(self.fd)
+        except OSError as exc:
+            self._fail("cannot sync", exc)
+
+    def _fail(self, what: str, exc: OSError) -> None:
+        try:
+            os.ftruncate(self.fd, self.good_bytes)  # no torn line left behind
+        except OSError:
+            pass  # a device that cannot be cut back: the reader keeps a torn tail aside
+        self.failed = WriteError(
+            f"{self.path}: {what} the journal ({exc.strerror or exc}): the table stops. "
+            "Safe: every verdict shown is in the journal, which is whole up to its last "
+            "complete line; free the disk, then --resume"
+        )
+        raise self.failed from None
+
+    def cut_back(self, good_bytes: int, newline: bool = False) -> None:
+        """Drop a torn tail (kept aside by the caller), or end a whole last line."""
+        try:
+            os.ftruncate(self.fd, good_bytes)
+            if newline:
+                os.write(self.fd, b"\n")
+                good_bytes += 1
+            os.fsync(self.fd)
+        except OSError as exc:
+            self._fail("cannot repair", exc)
+        self.good_bytes = good_bytes
 
     def close(self) -> None:
-        if not self._file.closed:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
+        if self._held.fd < 0:
+            return
+        if self.failed is None:
+            try:
+                os.fsync(self.fd)
+            except OSError:
+                pass  # already reported by the write that failed, or nothing to lose
+        self._held.release()
+
+    @property
+    def closed(self) -> bool:
+        return self._held.fd < 0
+
+
+@dataclass(frozen=True)
+class TornTail:
+    """A last line cut short (a power cut, a full disk): where, and its bytes."""
+
+    line: int
+    offset: int  # the journal's length up to its last complete line
+    data: bytes
 
 
 @dataclass(frozen=True)
 class JournalContents:
     entries: list[JournalEntry]  # entries[0] is the StartEntry
     warnings: list[str]
+    lines: list[int] = field(default_factory=list)  # each entry's line number
+    torn: TornTail | None = None
+    needs_newline: bool = False  # the last entry is whole but its newline was cut
 
     @property
     def start(self) -> StartEntry:
         return cast(StartEntry, self.entries[0])
 
 
-def read_journal(path: Path | str) -> JournalContents:
-    """Every entry of a journal, each checked against its kind's declared keys.
+MAX_JOURNAL_BYTES = 512_000_000
 
-    Damage is one InputError naming the line and the key; a last line cut short (by a
-    power cut during its write) is skipped with a warning instead.
+
+def _decode(line: bytes) -> JournalEntry:
+    value = json.loads(line, parse_constant=_no_constant, parse_int=_checked_int)
+    return check_entry(value)
+
+
+def _checked_int(text: str) -> int:
+    if len(text.lstrip("-")) > 30:
+        raise ValueError(f"a number of {len(text)} digits")
+    return int(text)
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number")
+
+
+def read_journal(path: Path | str) -> JournalContents:
+    """Every entry of a journal, each checked against its kind's declared keys and the
+    order a game writes them in.
+
+    Damage is one InputError naming the line and what is wrong. A last line cut short (by
+    a power cut or a full disk during its write) is left out with a warning saying where
+    it was cut (``--resume`` keeps it aside and cuts it off); a line repeated exactly is
+    skipped with a warning.
     """
     source = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("", "no such journal", source) from None
-    except OSError as exc:
-        raise InputError("", f"cannot read: {exc.strerror}", source) from None
-    lines = raw.split(b"\n")
+    raw = read_bytes(path, MAX_JOURNAL_BYTES, "journal")
     entries: list[JournalEntry] = []
+    numbers: list[int] = []
     warnings: list[str] = []
+    torn: TornTail | None = None
+    whole = raw.endswith(b"\n")
+    lines = raw.split(b"\n")
+    offset, previous = 0, b""
     for number, line in enumerate(lines, 1):
+        last = number == len(lines)
+        at = offset
+        offset += len(line) + 1
         if not line.strip():
+            if last and line and not whole:
+                torn = TornTail(number, at, line)
             continue
-        last = number == len(lines)  # no newline after it: the write was cut short
+        if line == previous:
+            warnings.append(f"{source}: line {number}: the line before it again, skipped")
+            continue
         try:
-            entry = check_entry(json.loads(line))
+            entry = _decode(line)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            if last:
+            if last:  # no newline after it: the write was cut short
+                torn = TornTail(number, at, line)
                 warnings.append(f"{source}: line {number}: cut short (power cut?), skipped")
                 continue
             raise InputError(f"line {number}", f"damaged journal line ({exc})", source) from None
+        previous = line
         entries.append(entry)
+        numbers.append(number)
     if not entries:
         raise InputError("", "empty journal", source)
+    check_order(entries, numbers, source)
+    needs_newline = bool(raw) and not whole and torn is None
+    return JournalContents(entries, warnings, numbers, torn, needs_newline)
+
+
+@dataclass
+class _Order:
+    """Where a game stands while its journal is read: the rounds decided, the one open."""
+
+    players: set[str]
+    decided: int = 0
+    open: int | None = None
+    revealed: bool = False
+    has_cards: bool = False
+    over: bool = False
+
+
+def check_order(entries: Sequence[JournalEntry], lines: Sequence[int], source: str = "") -> None:
+    """Entries in the order a game writes them: one start, rounds numbered one after the
+    other, each revealed, given cards and decided (or abandoned) before the next opens.
+    A repeated, reordered or stray entry is one InputError naming its line."""
     if entries[0]["type"] != "start":
-        raise InputError("line 1", "a journal starts with a 'start' entry", source)
-    return JournalContents(entries, warnings)
+        raise InputError(f"line {lines[0]}", "a journal starts with a 'start' entry", source)
+    state = _Order(set(entries[0]["players"]))
+    for entry, number in zip(entries[1:], lines[1:], strict=True):
+        problem = _out_of_order(state, entry)
+        if problem:
+            raise InputError(f"line {number}", problem, source)
+
+
+def _out_of_order(state: _Order, entry: JournalEntry) -> str:
+    """What is wrong with ``entry`` at this point of the game ('' when nothing), and the
+    state moved on past it."""
+    if entry["type"] == "start":
+        return "a second 'start' entry: two games in one journal"
+    if entry["type"] == "resume":
+        if entry["rounds_played"] != state.decided:
+            return (
+                f"a resume after round {entry['rounds_played']}, but {state.decided} "
+                "round(s) were decided before it"
+            )
+        return ""
+    if entry["type"] == "round":
+        n = entry["n"]
+        if state.over:
+            return f"round {n} after the game was over"
+        if state.open is not None:
+            return f"round {n} opens while round {state.open} is still open"
+        if n != state.decided + 1:
+            return f"round {n} follows round {state.decided} (a repeated or reordered round)"
+        state.open, state.revealed, state.has_cards = n, False, False
+        return ""
+    if entry["type"] == "edge":
+        if entry["player"] not in state.players:
+            return f"an edge of {entry['player']!r}, who is not seated"
+        at = entry["n"]
+        return "" if at is None or at == state.open else f"an edge of round {at}, which is not open"
+    if entry["n"] != state.open:
+        return (
+            f"a {entry['type']!r} entry for round {entry['n']}, which was never opened "
+            "(or is closed)"
+        )
+    return _in_round(state, entry)
+
+
+def _in_round(state: _Order, entry: JournalEntry) -> str:
+    """A reveal, cards, verdict or abandon of the open round."""
+    if entry["type"] == "reveal":
+        if state.revealed:
+            return f"round {state.open} revealed twice"
+        state.revealed = True
+    elif entry["type"] == "cards":
+        strangers = set(entry["cards"]) - state.players
+        if strangers:
+            return f"cards of {', '.join(sorted(strangers))}, who is not seated"
+        state.has_cards = True
+    elif entry["type"] == "verdict":
+        if not (state.revealed and state.has_cards):
+            return f"a verdict for round {state.open}, which has no reveal or no cards"
+        state.decided, state.open, state.over = entry["n"], None, entry["over"]
+    elif entry["type"] == "abandon":
+        if state.revealed:
+            return f"round {state.open} abandoned after its reveal"
+        state.open = None
+    return ""
 
 
 @dataclass

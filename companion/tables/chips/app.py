@@ -105,6 +105,7 @@ def run(options: ChipsOptions) -> int:
             render = outputs.render
         path = Path(options.save or DEFAULT_SAVE)
         helper = ChipsHelper.open(path, table, options.resume, options.new, render)
+        devices.callback(helper.release)
         if config is not None and helper.table.players != config.players:
             raise InputError("--config", f"the saved game seats {', '.join(helper.table.players)}")
         if config is not None:

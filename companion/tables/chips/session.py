@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion import data
+from companion import data, files
 from companion.errors import InputError, RuleError
 from companion.files import read_json
 from companion.games.chips import ChipsTable, table_from_dict
@@ -83,6 +82,7 @@ class ChipsHelper:
     turns: list[dict[str, Any]] = field(default_factory=list)
     messages: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=8))
     shown: tuple[str | None, str | None, tuple[str, ...]] | None = None
+    held: files.LockedFile | None = None
 
     def __post_init__(self) -> None:
         self.lights()
@@ -91,7 +91,25 @@ class ChipsHelper:
     def open(
         cls, path: Path, table: ChipsTable | None, resume: bool, new: bool, render: Render | None
     ) -> ChipsHelper:
-        """A new game saved at ``path``, or the game saved there resumed."""
+        """A new game saved at ``path``, or the game saved there resumed; the save is held
+        (locked) until :meth:`release`, so a second helper on it is refused."""
+        held = files.lock_beside(Path(files.check_path(path)), "saved game")
+        try:
+            helper = cls._open(path, table, resume, new, render)
+        except BaseException:
+            held.release()
+            raise
+        helper.held = held
+        return helper
+
+    def release(self) -> None:
+        if self.held is not None:
+            self.held.release()
+
+    @classmethod
+    def _open(
+        cls, path: Path, table: ChipsTable | None, resume: bool, new: bool, render: Render | None
+    ) -> ChipsHelper:
         if resume:
             if not path.exists():
                 raise InputError("", "no saved game here to resume", str(path))
@@ -125,13 +143,11 @@ class ChipsHelper:
         if self.path is None:
             return
         doc = {"format": SAVE_FORMAT, "table": self.table.to_dict(), "turns": self.turns}
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        with tmp.open("w", encoding="utf-8") as handle:
-            json.dump(doc, handle, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.path)
+        files.write_atomic(
+            self.path,
+            json.dumps(doc, ensure_ascii=False) + "\n",
+            "the save is whole up to the turn before; --resume goes on from there",
+        )
 
     def lights(self) -> None:
         """Light whoever must act; show eliminations and the end (docs/chips.md)."""

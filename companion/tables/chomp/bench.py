@@ -5,17 +5,23 @@ through the real daemon on mock pins, and the rules engine's cost per verdict.""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from companion.errors import InputError
 from companion.figures import percentiles
 from companion.games.chomp import FOOD_CHAIN, Card, ChompGame, Mode, Slap, TwoPlayerEnd, judge
 from companion.referee.core import Referee, Timing
 from companion.referee.daemon import Cards, Shutdown
+from companion.referee.realtime import ask_for_realtime
 from companion.signals import ButtonEdge, RevealStamp, SourceInfo, TimingClass
 from companion.tables.chomp.demo import demo_config
 from companion.tables.chomp.session import open_chomp_session
@@ -115,6 +121,8 @@ def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
 
     daemon = session.daemon
     daemon.on_result = on_result
+    daemon.want_realtime = True  # as at the table: SCHED_FIFO where permitted
+    daemon.notify = lambda message: None
     worker = threading.Thread(target=daemon.run, name="referee", daemon=True)
     worker.start()
     latencies: list[float] = []
@@ -145,12 +153,48 @@ def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
     return latencies
 
 
-def bench_referee(trials: int = 2000, seed: int = 1, latency_trials: int = 300) -> dict[str, Any]:
+@contextmanager
+def busy_load(processes: int) -> Iterator[None]:
+    """``processes`` busy loops beside the referee (each a whole core's worth of work)."""
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        time.sleep(0.2 if busy else 0)  # let them take the CPU
+        yield
+    finally:
+        for process in busy:
+            process.kill()
+        for process in busy:
+            process.wait()
+
+
+def scheduling() -> str:
+    """What the referee's loop thread gets (asked on a thread of its own, as the loop is)."""
+    got: list[str] = []
+    probe = threading.Thread(target=lambda: got.append(ask_for_realtime()))
+    probe.start()
+    probe.join()
+    return got[0]
+
+
+def bench_referee(
+    trials: int = 2000, seed: int = 1, latency_trials: int = 300, load: int = 0
+) -> dict[str, Any]:
+    """The figures; with ``load`` > 0 the verdict latency again, with that many busy
+    processes beside the referee, in the same run."""
+    if not 0 <= load <= 64:
+        raise InputError("--load", f"from 0 to 64 busy processes, not {load}")
+    for flag, value in (("--trials", trials), ("--latency-trials", latency_trials)):
+        if not 1 <= value <= 10_000_000:
+            raise InputError(flag, f"from 1 to 10000000, not {value}")
     rng = random.Random(seed)
-    report: dict[str, Any] = {"trials": trials}
+    report: dict[str, Any] = {"trials": trials, "scheduling": scheduling()}
     report.update(ordering(trials, rng))
     report["verdict_latency_us"] = verdict_latency(latency_trials, rng)
     report["latency_trials"] = latency_trials
+    if load:
+        with busy_load(load):
+            report["verdict_latency_loaded_us"] = verdict_latency(latency_trials, rng)
+        report["load"] = load
     report["judge_us"] = judge_cost(trials * 10, rng)
     report["goals"] = {
         "ordering_errors_stamp": 0,

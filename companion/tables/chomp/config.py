@@ -7,6 +7,7 @@ the buzzer are read by :mod:`companion.devices.wiring`, as every table reads the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -22,6 +23,7 @@ from companion.devices.wiring import (
     parse_pin_factory,
 )
 from companion.errors import ConfigError, InputError
+from companion.files import check_path
 from companion.games.chomp import (
     DEFAULT_TIE_WINDOW_US,
     END_NAMES,
@@ -97,6 +99,7 @@ _TOP_KEYS = (
     "game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button", "bridge",
     "tags",
 )  # fmt: skip
+TYPABLE_NAME = re.compile(r"[^\W][\w-]{0,23}")  # no space, '=' or control: `cards ann=seal`
 BRIDGE_BUTTONS = 16  # the Pico firmware's button indexes 0..15 (hardware/BRIDGE.md)
 _REFEREE_KEYS = (
     "tie_window_us",
@@ -133,6 +136,12 @@ def _players(
         here = data.at("players", i)
         p = data.obj(item, here, required=("name",), optional=("button", "led"))
         name = data.name(p["name"], data.at(here, "name"), "player")
+        if not TYPABLE_NAME.fullmatch(name):
+            raise data.fail(
+                data.at(here, "name"),
+                f"{name!r} cannot be typed in the line mode (as in cards ann=seal): use "
+                "letters, digits, '-' or '_', at most 24",
+            )
         if name in (q.name for q in players):
             raise data.fail(data.at(here, "name"), f"player {name!r} is named twice")
         on_bridge = bridge is not None and name in bridge.buttons
@@ -187,6 +196,14 @@ def _tags(raw: object, names: tuple[str, ...]) -> TagsConfig:
 def _timing(ref: dict[str, object]) -> dict[str, float]:
     """The referee's waits, each checked against its smallest sensible value."""
     minimum = {"stuck_ms": 1.0, "round_timeout_s": 0.1, "countdown_interval_ms": 50.0}
+    maximum = {
+        "settle_ms": 1000.0,
+        "lockout_ms": 5000.0,
+        "stuck_ms": 600_000.0,
+        "round_timeout_s": 3600.0,
+        "end_ms": 60_000.0,
+        "countdown_interval_ms": 10_000.0,
+    }
     defaults = {
         "settle_ms": 5.0,
         "lockout_ms": 150.0,
@@ -196,9 +213,17 @@ def _timing(ref: dict[str, object]) -> dict[str, float]:
         "countdown_interval_ms": 600.0,
     }
     return {
-        key: data.number(ref.get(key, default), f"referee.{key}", minimum.get(key, 0))
+        key: data.number(ref.get(key, default), f"referee.{key}", minimum.get(key, 0), maximum[key])
         for key, default in defaults.items()
     }
+
+
+def _journal_path(value: object) -> Path:
+    text = data.name(value, "referee.journal")
+    try:
+        return Path(check_path(text))
+    except InputError as exc:
+        raise data.fail("referee.journal", exc.message) from None
 
 
 def config_from_dict(raw_value: object) -> ChompConfig:
@@ -237,10 +262,12 @@ def config_from_dict(raw_value: object) -> ChompConfig:
         players=players,
         mode=mode,
         two_player_end=end,
-        tie_window_us=data.integer(tie_window, "referee.tie_window_us", 0),
+        tie_window_us=data.integer(tie_window, "referee.tie_window_us", 0, 1_000_000),
         reveal=reveal,
-        countdown_beeps=data.integer(ref.get("countdown_beeps", 3), "referee.countdown_beeps", 0),
-        journal=Path(data.name(ref.get("journal", "chomp-journal.jsonl"), "referee.journal")),
+        countdown_beeps=data.integer(
+            ref.get("countdown_beeps", 3), "referee.countdown_beeps", 0, 20
+        ),
+        journal=_journal_path(ref.get("journal", "chomp-journal.jsonl")),
         pin_factory=factory,
         buzzer=buzzer,
         status_led=status,

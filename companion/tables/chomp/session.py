@@ -9,28 +9,40 @@ half-way through opening) releases exactly what was opened, newest first.
 
 from __future__ import annotations
 
+import os
 import queue
 import sys
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from companion.data import archive
+from companion.data import keep_aside
 from companion.devices.buttons import GpioPressSource, GpioRevealButton
 from companion.devices.outputs import TableOutputs
 from companion.devices.pins import OpenedFactory, open_factory
-from companion.errors import ConfigError
+from companion.errors import ConfigError, WriteError
+from companion.files import write_atomic
 from companion.games.chomp import ChompGame
 from companion.referee.clock import Clock, MonotonicClock
 from companion.referee.core import Referee, RefereeStep, Timing
 from companion.referee.daemon import Cards, Input, RefereeDaemon
-from companion.referee.journal import JournalEntry, JournalWriter, StartEntry, read_journal
+from companion.referee.journal import (
+    JournalContents,
+    JournalEntry,
+    JournalWriter,
+    StartEntry,
+    read_journal,
+)
+from companion.referee.realtime import report_hook_error
 from companion.signals import ButtonEdge, SourceInfo
 from companion.tables.bridge_source import BridgePresses, open_bridge_presses
 from companion.tables.chomp.config import ChompConfig
 from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
+
+T = TypeVar("T")
 
 
 def timing_of(config: ChompConfig) -> Timing:
@@ -55,46 +67,93 @@ def _game_over(entries: list[JournalEntry]) -> bool:
 def build_referee(
     config: ChompConfig,
     sources: list[SourceInfo],
-    journal_path: Path,
+    journal: JournalWriter,
     resume: bool,
     new: bool,
-) -> tuple[Referee, list[JournalEntry], list[str]]:
-    """The referee for this start: a new game, or the journal's game resumed.
+) -> tuple[Referee, JournalWriter, list[str]]:
+    """The referee for this start, a new game or the journal's game resumed, and the
+    journal it writes to (the one held, or a new one in its place), its first lines
+    written and synced. Returns the referee, the journal and messages for the table.
 
-    Returns the referee, the entries to append to the journal, and messages for the table.
+    The journal is locked before it is read. A torn last line is kept aside and cut off;
+    an old game is renamed only once the new game's journal has been written whole.
     """
     timing = timing_of(config)
-    messages: list[str] = []
-    if journal_path.is_dir():
+    path = journal.path
+    if journal.good_bytes == 0:
+        referee = Referee(_new_game(config), timing, sources)
+        journal.write([referee.start_info()], durable=True)
+        return referee, journal, []
+    if not (resume or new):
         raise ConfigError(
             "referee.journal",
-            f"{journal_path} is a folder: name a file in it",
+            f"{path} holds a game: --resume continues it, --new starts a new game "
+            "(the old journal is kept)",
             config.source or None,
         )
-    if journal_path.exists() and journal_path.stat().st_size > 0:
-        if new:
-            messages.append(f"previous journal kept as {archive(journal_path)}")
-        elif not resume:
-            raise ConfigError(
-                "referee.journal",
-                f"{journal_path} holds a game: --resume continues it, --new starts a new game "
-                "(the old journal is kept)",
-                config.source or None,
-            )
-        else:
-            contents = read_journal(journal_path)
-            messages.extend(contents.warnings)
-            if _game_over(contents.entries):
-                messages.append(f"the journal's game is over; kept as {archive(journal_path)}")
-            else:
-                _check_same_table(config, contents.start, journal_path)
-                referee, appended, more = Referee.from_journal(contents.entries, timing, sources)
-                done = referee.rounds_played
-                messages.append(f"resumed the game from {journal_path} after round {done}")
-                return referee, appended, messages + more
-    game = ChompGame.new(config.names, config.mode, config.two_player_end, config.tie_window_us)
-    referee = Referee(game, timing, sources)
-    return referee, [referee.start_info()], messages
+    messages: list[str] = []
+    if resume:
+        contents = read_journal(path)
+        messages.extend(contents.warnings)
+        if not _game_over(contents.entries):
+            _check_same_table(config, contents.start, path)
+            messages.extend(_repair(journal, contents))
+            referee, appended, more = Referee.from_journal(contents.entries, timing, sources)
+            journal.write(appended, durable=True)
+            done = referee.rounds_played
+            messages.append(f"resumed the game from {path} after round {done}")
+            return referee, journal, messages + more
+    referee = Referee(_new_game(config), timing, sources)
+    fresh, kept = _start_afresh(journal, [referee.start_info()])
+    if resume:
+        messages.append(f"the journal's game is over; kept as {kept}")
+    else:
+        messages.append(f"previous journal kept as {kept}")
+    return referee, fresh, messages
+
+
+def _new_game(config: ChompConfig) -> ChompGame:
+    return ChompGame.new(config.names, config.mode, config.two_player_end, config.tie_window_us)
+
+
+def _repair(journal: JournalWriter, contents: JournalContents) -> list[str]:
+    """A torn last line kept beside the journal, then cut off, so the game appends after
+    its last complete line (any number of cuts and resumes)."""
+    torn = contents.torn
+    if torn is None:
+        if contents.needs_newline:
+            journal.cut_back(journal.good_bytes, newline=True)
+        return []
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = journal.path.with_name(f"{journal.path.name}.torn-{stamp}-line{torn.line}")
+    write_atomic(aside, torn.data, "the journal is unchanged")
+    journal.cut_back(torn.offset)
+    return [
+        f"line {torn.line} was cut short ({len(torn.data)} bytes, kept in {aside.name}); "
+        f"the journal goes on from line {torn.line - 1}"
+    ]
+
+
+def _start_afresh(
+    journal: JournalWriter, entries: list[JournalEntry]
+) -> tuple[JournalWriter, Path]:
+    """A new journal written whole beside the old one, then swapped in; the old one kept
+    under a dated name. Nothing is renamed if the new journal cannot be written."""
+    path = journal.path
+    tmp = path.with_name(f".{path.name}.new")
+    fresh = JournalWriter(tmp)
+    try:
+        fresh.cut_back(0)  # a leftover of a start that failed
+        fresh.write(entries, durable=True)
+        kept = keep_aside(path)  # a second name for the old journal: it is never missing
+        os.replace(tmp, path)
+    except BaseException:
+        fresh.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    fresh.path = path
+    journal.close()
+    return fresh, kept
 
 
 def _check_same_table(config: ChompConfig, start: StartEntry, journal: Path) -> None:
@@ -118,6 +177,24 @@ def _check_same_table(config: ChompConfig, start: StartEntry, journal: Path) -> 
             )
 
 
+class GuardedRunner(RevealRunner[T]):
+    """A card source whose bug is logged (with its traceback) and shown as one line; its
+    thread goes on reading instead of dying with the round's cards unread."""
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._serve()
+                return
+            except Exception as exc:  # noqa: BLE001 - any reader's bug, kept off the table
+                report_hook_error("card source", exc)
+                self.on_prompt(f"card source failed ({type(exc).__name__}: {exc}); see the log")
+                self._stop.wait(0.05)
+
+    def _serve(self) -> None:
+        super()._run()
+
+
 def _tag_reveal(
     config: ChompConfig, daemon: RefereeDaemon, inbox: queue.SimpleQueue[Input]
 ) -> RevealRunner[Any]:
@@ -130,7 +207,7 @@ def _tag_reveal(
     ]
     seat_of_reader = dict(enumerate(config.tags.seats)) if config.tags.seats else None
     reveal = ChompTagReveal(tags, config.names, seat_of_reader)
-    runner: RevealRunner[Any] = RevealRunner(
+    runner: RevealRunner[Any] = GuardedRunner(
         reveal,
         readers,
         on_cards=lambda cards: inbox.put(Cards(cards)),
@@ -194,7 +271,8 @@ class ChompSession:
         return self.factory.factory.pin(number)
 
     def close(self) -> None:
-        """Release every device and close the journal; safe to call twice."""
+        """Stop the referee's loop, release every device and close the journal; safe to
+        call twice. An edge that arrives after this is ignored."""
         self.closing.close()
 
 
@@ -234,14 +312,17 @@ def _open_presses(
 
 
 def _open_journal(config: ChompConfig) -> JournalWriter:
-    try:
-        return JournalWriter(config.journal)
-    except OSError as exc:
+    """The journal, locked for the table's lifetime (created empty if there is none)."""
+    if config.journal.is_dir():
         raise ConfigError(
             "referee.journal",
-            f"cannot write the journal {config.journal}: {exc.strerror or exc}",
+            f"{config.journal} is a folder: name a file in it",
             config.source or None,
-        ) from None
+        )
+    try:
+        return JournalWriter(config.journal)
+    except WriteError as exc:
+        raise ConfigError("referee.journal", str(exc), config.source or None) from None
 
 
 def open_chomp_session(
@@ -273,13 +354,19 @@ def open_chomp_session(
         inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
         presses = _open_presses(config, opened, inbox, stack, notify)
         sources = presses.sources if stamped_as is None else list(stamped_as)
-        referee, appended, messages = build_referee(config, sources, config.journal, resume, new)
+        existed = config.journal.exists()
+        held = _open_journal(config)
+        try:
+            referee, journal, messages = build_referee(config, sources, held, resume, new)
+        except BaseException:
+            held.close()
+            if not existed and held.good_bytes == 0:
+                config.journal.unlink(missing_ok=True)  # leave no empty journal behind
+            raise
+        stack.callback(journal.close)
         messages[:0] = list(config.warnings)
         if referee.window_warning:
             messages.append(referee.window_warning)
-        journal = _open_journal(config)
-        stack.callback(journal.close)
-        journal.write(appended, durable=True)
         daemon = RefereeDaemon(referee, clock, journal, outputs.render, notify, inbox=inbox)
         for player, source in sorted(presses.held):
             # Already down at start: no edge will come, so report one; held on, it is
@@ -295,5 +382,6 @@ def open_chomp_session(
         if config.reveal_button is not None:
             session.reveal_button = GpioRevealButton(config.reveal_button, opened, inbox.put)
             stack.callback(session.reveal_button.close)
+        stack.callback(daemon.close)  # first at close: the loop stops, later edges are ignored
         session.closing = stack.pop_all()
     return session

@@ -7,7 +7,6 @@ The file is exactly what ``companion getbit replay`` reads, so a crash loses not
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 from companion.data import archive
 from companion.errors import InputError
-from companion.files import read_json
+from companion.files import LockedFile, check_path, lock_beside, read_json, write_atomic
 from companion.games.getbit import GetBit, Replay, RoundResult, Setup, replay
 from companion.games.getbit_formats import replay_from_dict
 
@@ -38,6 +37,11 @@ class SavedGame:
 
     game: Replay
     path: Path
+    held: LockedFile | None = None  # the lock on the save, for the table's lifetime
+
+    def release(self) -> None:
+        if self.held is not None:
+            self.held.release()
 
     @property
     def setup(self) -> Setup:
@@ -56,6 +60,23 @@ class SavedGame:
         cls, path: Path, setup: Setup | None, resume: bool, new: bool
     ) -> tuple[SavedGame, list[str]]:
         """A new game saved at ``path``, or the game saved there resumed."""
+        messages: list[str] = []
+        check_path(path)
+        if setup is None and not resume:
+            raise InputError("--players", "name the players (or --robots, or --config)")
+        held = lock_beside(path, "saved game")
+        try:
+            session, messages = cls._open(path, setup, resume, new)
+        except BaseException:
+            held.release()
+            raise
+        session.held = held
+        return session, messages
+
+    @classmethod
+    def _open(
+        cls, path: Path, setup: Setup | None, resume: bool, new: bool
+    ) -> tuple[SavedGame, list[str]]:
         messages: list[str] = []
         if resume:
             if not path.exists():
@@ -84,12 +105,11 @@ class SavedGame:
 
     def save(self) -> None:
         """Write the replay input atomically: the old file stays whole until the new is."""
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(game_json(self.game.game_dict()))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.path)
+        write_atomic(
+            self.path,
+            game_json(self.game.game_dict()),
+            "the saved game is whole up to the round before; --resume goes on from there",
+        )
 
     def play(self, cards: Mapping[str, int]) -> RoundResult:
         """Settle a round (G7 refusals change nothing) and save the game."""

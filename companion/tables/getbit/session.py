@@ -66,6 +66,7 @@ def open_getbit_table(
         for i, spec in enumerate(reader_specs):
             sources.readers.append(open_reader(spec, sys.stdin, index=i))
         saved, messages = SavedGame.open(save, setup, resume, new)
+        stack.callback(saved.release)
         if config is not None and hardware is None:
             hardware = stack.enter_context(closing(TableHardware(config, saved.setup, pin_factory)))
         if hardware is not None:
