@@ -158,6 +158,23 @@ class LockedFile:
             self.fd = -1
 
 
+def make_room(path: Path, new: bool) -> Path | None:
+    """Before a new game is saved at ``path``: a game already there is refused in one line
+    unless ``new`` says to start another, and then set aside, never deleted. Returns the
+    name it was kept under (None when the place was free)."""
+    if not path.exists():
+        return None
+    if not new:
+        raise InputError(
+            "",
+            "holds a game: --resume continues it, --new starts a new game (the old file is kept)",
+            str(path),
+        )
+    from companion.data import archive
+
+    return archive(path)
+
+
 def holder_of(path: Path) -> str:
     """Which process holds a lock on ``path``, from /proc/locks (Linux), for the message."""
     try:

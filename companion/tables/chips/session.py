@@ -16,7 +16,7 @@ from typing import Any
 
 from companion import data, files
 from companion.errors import InputError, RuleError
-from companion.files import read_json
+from companion.files import make_room, read_json
 from companion.games.chips import ChipsTable, table_from_dict
 from companion.signals import Cue, Signal
 from companion.tables.chips.typed import HELP, execute
@@ -121,19 +121,10 @@ class ChipsHelper:
             helper.messages.append(f"resumed {path} after {len(turns)} turn(s)")
             return helper
         assert table is not None
-        if path.exists():
-            if not new:
-                raise InputError(
-                    "",
-                    "holds a game: --resume continues it, --new starts a new game "
-                    "(the old file is kept)",
-                    str(path),
-                )
-            kept = data.archive(path)
-            helper = cls(table, render, path)
+        kept = make_room(path, new)
+        helper = cls(table, render, path)
+        if kept is not None:
             helper.messages.append(f"previous game kept as {kept}")
-        else:
-            helper = cls(table, render, path)
         helper.save()
         helper.messages.append(f"new game, saved after every turn to {path}")
         return helper

@@ -12,9 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.data import archive
 from companion.errors import InputError
-from companion.files import LockedFile, check_path, lock_beside, read_json, write_atomic
+from companion.files import (
+    LockedFile,
+    check_path,
+    lock_beside,
+    make_room,
+    read_json,
+    write_atomic,
+)
 from companion.games.getbit import GetBit, Replay, RoundResult, Setup, replay
 from companion.games.getbit_formats import replay_from_dict
 
@@ -89,15 +95,9 @@ class SavedGame:
             return cls(game, path), messages
         if setup is None:
             raise InputError("--players", "name the players (or --robots, or --config)")
-        if path.exists():
-            if not new:
-                raise InputError(
-                    "",
-                    "holds a game: --resume continues it, --new starts a new game "
-                    "(the old file is kept)",
-                    str(path),
-                )
-            messages.append(f"previous game kept as {archive(path)}")
+        kept = make_room(path, new)
+        if kept is not None:
+            messages.append(f"previous game kept as {kept}")
         session = cls(replay(setup, ()), path)
         session.save()
         messages.append(f"new game, saved after every round to {path}")
