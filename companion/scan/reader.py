@@ -25,6 +25,8 @@
 5. **Inferred.** When no other marker could lie there at all (:meth:`CardState.rivals`: the
    stacking, D6, and :class:`Ground`'s bare table), a hidden marker is read as the placed
    card's quarter, unless what shows of it contradicts that.
+6. **Outline.** Around the land, every cell that is not bare table may hold a card no
+   marker explains: it is asked for, never dropped (:mod:`companion.scan.outline`).
 
 Steps 1 and 2 live in :mod:`companion.scan.grid`, step 3 in :mod:`companion.scan.cards`,
 steps 4 and 5 in :mod:`companion.scan.verify`; this module runs them in order.
@@ -57,6 +59,7 @@ from companion.scan.grid import (
 )
 from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
+from companion.scan.outline import unexplained
 from companion.scan.verify import (
     CLEAR_SHARE,
     DATA_MASK,
@@ -340,6 +343,13 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
             break
         look.assemble()
     state = look.state
+    unread = dict(state.unread)
+    if options.outline:
+        known = set(state.cells) | set(unread)
+        for place in state.cards.values():
+            known.update(place.footprint())
+        for cell, why in unexplained(image, fit.h, known).items():
+            unread.setdefault(cell, why)
     return _from_origin(
         Reading(
             size,
@@ -348,7 +358,7 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
             state.ignored,
             state.cards,
             state.cells,
-            state.unread,
+            unread,
             fit.h,
             fit.side,
         )
