@@ -187,3 +187,20 @@ def test_the_bench_counts_complete_but_wrong_and_cells_neither_read_nor_asked() 
     for kind, figures in report["by_kind"].items():
         fates = figures["right"] + figures["asked"] + figures["missed"] + figures["wrong"]
         assert fates == figures["cells"], kind
+
+
+def test_issue15_an_object_over_the_table_sample_is_not_taken_for_the_table() -> None:
+    """A phone lying over part of the table around the land (and over a cell beside
+    it) must not teach the table model its colour: the cell under it is not bare."""
+    from companion.scan.outline import Table
+
+    rng = np.random.default_rng(1)
+    image = np.clip(rng.normal((60, 110, 70), 4, (800, 800, 3)), 0, 255).astype(np.uint8)
+    h = np.array([[40.0, 0, 200], [0, 40.0, 200], [0, 0, 1]])  # 40 px a cell, A1 at 200
+    land = {(x, y) for x in range(4) for y in range(4)}
+    image[200:360, 200:360] = (30, 160, 200)  # the land itself (not sampled)
+    # The phone: over column -1 and 40% of column -2, whose cells still look like table.
+    cv2.rectangle(image, (144, 40), (200, 520), (25, 25, 28), -1)
+    table = Table(image, h, land)
+    assert not table.bare((-1, 1))  # under the phone
+    assert table.bare((5, 1)) and table.bare((1, 5))  # bare table

@@ -259,6 +259,10 @@ def _report(
         "size": list(size),
         "cells": visible,
         "cell_accuracy": _ratio(cells["right"], visible),
+        "readable_cells": t.clear[0] + sum(b["cells"] for b in half),
+        "readable_cell_accuracy": _ratio(
+            t.clear[1] + sum(b["right"] for b in half), t.clear[0] + sum(b["cells"] for b in half)
+        ),
         "invented_cells": cells["invented"],
         "unread_cells": cells["unread"],
         "missed_cells": cells["missed"],
@@ -304,7 +308,8 @@ def bench_lines(report: dict[str, Any]) -> list[str]:
     )
     lines.append(
         f"cells with a clear marker: {report['clear_cells']}, "
-        f"read right {report['clear_cell_accuracy']}"
+        f"read right {report['clear_cell_accuracy']}; with at most half of it covered: "
+        f"{report['readable_cells']}, read right {report['readable_cell_accuracy']}"
     )
     bands = ", ".join(
         f"{band} {v['read']}/{v['cells']}" for band, v in report["covered_cells_by_cover"].items()

@@ -74,7 +74,8 @@ class Table:
     FAR = 4
     INSET = 0.12  # of a cell, left out at its edge (card rims, a grid a little off)
     SHARE = 0.85  # a card shows more than this: its sticker, its art, or what hides them
-    COLOURS = 4
+    COLOURS = 5
+    SUPPORT = 0.25  # of the sampled cells a colour of the table shows in
     SLACK, NOISE = 1.6, 10.0
     PLAIN = 0.03  # the widest spread of hue (channel shares) of a plain table
     BRIGHTER = (0.6, 1.5)  # how much darker or brighter a plain table may be than expected
@@ -135,36 +136,45 @@ class Table:
         if np.count_nonzero(keep) < 8:
             return None
         model = _Model(where[keep], medians[keep] - terms[keep] @ surface, surface)
-        rest = np.concatenate(
-            [sample[i][1] - model.reference(where[i]) for i in np.flatnonzero(keep)]
-        ).astype(np.float32)
-        if len(rest) > 6000:
-            rest = rest[np.random.default_rng(0).choice(len(rest), 6000, replace=False)]
+        self._colours(model, [sample[i][1] for i in np.flatnonzero(keep)], where[keep])
+        return model
+
+    def _colours(
+        self, model: _Model, pixels: list[npt.NDArray[np.float32]], where: npt.NDArray[np.float64]
+    ) -> None:
+        """The table's colours about its local colour, from the sampled cells' pixels.
+
+        Clustered; a colour is the table's only when it shows in a quarter of the cells
+        or more (a phone or a hand over part of a few sampled cells is not the table).
+        """
+        rest = np.concatenate([p - model.reference(w) for p, w in zip(pixels, where, strict=True)])
+        hues = np.concatenate(
+            [
+                _hue(p) - _hue(model.reference(w)[None, :])
+                for p, w in zip(pixels, where, strict=True)
+            ]
+        )
+        owner = np.concatenate([np.full(len(p), i) for i, p in enumerate(pixels)])
+        if len(rest) > 8000:
+            pick = np.random.default_rng(0).choice(len(rest), 8000, replace=False)
+            rest, hues, owner = rest[pick], hues[pick], owner[pick]
+        rest = np.asarray(rest, np.float32)
         k = min(self.COLOURS, len(rest))
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
         cv2.setRNGSeed(0)
         _, labels, centres = cv2.kmeans(
             rest, k, np.zeros((len(rest), 1), np.int32), criteria, 2, cv2.KMEANS_PP_CENTERS
         )
-        labels = labels.ravel()
+        labels = np.asarray(labels, np.intp).ravel()
+        counts = np.zeros((len(pixels), k))
+        np.add.at(counts, (owner, labels), 1)
+        shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+        table = np.flatnonzero((shares >= 0.05).mean(axis=0) >= self.SUPPORT)
         dist = np.linalg.norm(rest - centres[labels], axis=1)
-        model.centres = np.asarray(centres, np.float32)
-        hues = np.concatenate(
-            [
-                np.linalg.norm(
-                    _hue(sample[i][1]) - _hue(model.reference(where[i])[None, :]), axis=1
-                )
-                for i in np.flatnonzero(keep)
-            ]
-        )
-        model.hue_spread = float(np.quantile(hues, 0.99))
-        model.spread = np.array(
-            [
-                float(np.quantile(dist[labels == j], 0.99)) if np.any(labels == j) else 0.0
-                for j in range(k)
-            ]
-        )
-        return model
+        model.centres = np.asarray(centres[table], np.float32)
+        model.spread = np.array([float(np.quantile(dist[labels == j], 0.99)) for j in table])
+        ours = np.isin(labels, table)
+        model.hue_spread = float(np.quantile(np.linalg.norm(hues[ours], axis=1), 0.99))
 
     def bare(self, cell: Cell) -> bool:
         """Whether the cell looks like the table (never for a cell of the land)."""
