@@ -44,6 +44,7 @@ def make_sample_photo(out: Path = PHOTO) -> None:
         blur_max=0.8,
         noise_max=4,
         light_min=(0.6, 0.8),
+        margin_cells=1.0,  # table all round the land, as a photo of a table has
     )
     photo = render(random.Random(SEED), catalog, placements, (WIDTH, WIDTH * 3 // 4), style)
     cv2.imwrite(str(out), photo.image, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])

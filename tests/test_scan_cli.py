@@ -90,7 +90,8 @@ def example_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "catalog.json").write_text(json.dumps(catalog_json))
     log = json.loads((EXAMPLES / "dino-placements.json").read_text())
     placements = [placement_from_dict(p, "p") for p in log["placements"]]
-    style = Style(occluders=(0,), blur_max=0.8, noise_max=4.0)
+    # Bare table all round the land, as docs/scan.md asks of a photo.
+    style = Style(occluders=(0,), blur_max=0.8, noise_max=4.0, margin_cells=1.0)
     photo = render(
         random.Random(7), catalog_from_dict(catalog_json), placements, (2000, 1500), style
     )
@@ -193,7 +194,8 @@ def test_cells_left_unread_are_listed_and_nothing_is_written(
     book = MarkerBook.of(catalog)
     swap = {("c01", 0): (book.marker_id("c01", 3), 0), ("c01", 3): (book.marker_id("c01", 0), 0)}
     placements = [Placement("c01", 0, 0, 0), Placement("c02", 2, 0, 0)]
-    photo = render(rng, catalog, placements, (1600, 1200), Style(occluders=(0,)), swap)
+    style = Style(occluders=(0,), margin_cells=1.0)
+    photo = render(rng, catalog, placements, (1600, 1200), style, swap)
     (tmp_path / "catalog.json").write_text(json.dumps(raw))
     cv2.imwrite(str(tmp_path / "land.png"), photo.image)
     out_file = tmp_path / "land.json"

@@ -233,7 +233,7 @@ def _example_photo(folder: Path) -> tuple[Path, int]:
     catalog = catalog_from_dict(json.loads((EXAMPLES / "dino-catalog.example.json").read_text()))
     log = json.loads((EXAMPLES / "dino-placements.json").read_text())
     placements = [placement_from_dict(p, "p") for p in log["placements"]]
-    style = Style(occluders=(0,), blur_max=0.8, noise_max=4.0)
+    style = Style(occluders=(0,), blur_max=0.8, noise_max=4.0, margin_cells=1.0)
     photo = render(random.Random(7), catalog, placements, (1600, 1200), style)
     path = folder / "land.jpg"
     cv2.imwrite(str(path), photo.image)
@@ -321,7 +321,14 @@ def test_unread_cells_are_asked_on_the_drawn_land_and_answered_by_tapping(
     # c01's stickers A1 and B2 swapped: its markers disagree, so its four cells are asked.
     swap = {("c01", 0): (book.marker_id("c01", 3), 0), ("c01", 3): (book.marker_id("c01", 0), 0)}
     placements = [Placement("c01", 0, 0, 0), Placement("c02", 2, 0, 0)]
-    photo = render(random.Random(3), catalog, placements, (1600, 1200), Style(occluders=(0,)), swap)
+    photo = render(
+        random.Random(3),
+        catalog,
+        placements,
+        (1600, 1200),
+        Style(occluders=(0,), margin_cells=1.0),
+        swap,
+    )
     path = tmp_path / "swapped.jpg"
     cv2.imwrite(str(path), photo.image)
     page = phone(browser, url, site.code)

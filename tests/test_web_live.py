@@ -177,7 +177,7 @@ def photo_bytes(placements: Any, catalog: Any, seed: int = 7, swap: Any = None) 
     cv2 = pytest.importorskip("cv2")
     from companion.scan.synth import Style, render
 
-    style = Style(occluders=(0,), blur_max=0.8, noise_max=4.0)
+    style = Style(occluders=(0,), blur_max=0.8, noise_max=4.0, margin_cells=1.0)
     photo = render(random.Random(seed), catalog, placements, (1600, 1200), style, swap)
     ok, encoded = cv2.imencode(".jpg", photo.image)
     assert ok

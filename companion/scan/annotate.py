@@ -3,7 +3,8 @@
 Drawn on a copy at most ``max_side`` pixels wide: the fitted quarter grid over the land,
 each marker's outline (green: read by ArUco, teal: read on a second look, yellow:
 verified though partly covered, orange: hidden but inferred, magenta: found but not
-used), each cell's name and what it was read as, unread cells filled red, and a line on
+used), each cell's name and what it was read as, unread cells filled red, the areas
+around the land that may hold a card no marker explains outlined in red, and a line on
 top that sums it up.
 """
 
@@ -38,6 +39,7 @@ SHORT = {
     Trouble.HALF_LARGE: "half L?",
     Trouble.OUTSIDE: "outside",
     Trouble.STICKER: "covered",
+    Trouble.COVERED: "card here?",
 }
 
 
@@ -78,6 +80,7 @@ def annotate(image: Image, reading: Reading, max_side: int = 2000) -> Image:
             quad = _project(h, _square(cell), scale).astype(np.int32)
             cv2.fillPoly(shade, [quad], RED)
         out = np.asarray(cv2.addWeighted(shade, 0.35, out, 0.65, 0), np.uint8)
+        _outline_areas(out, h, reading, scale, line)
     for index, marker in enumerate(reading.markers):
         colour = MAGENTA if index in reading.ignored else COLOURS.get(marker.how, GREEN)
         if index not in reading.placed and index not in reading.ignored:
@@ -109,6 +112,27 @@ def annotate(image: Image, reading: Reading, max_side: int = 2000) -> Image:
                 )
     _title(out, reading)
     return out
+
+
+def _outline_areas(out: Image, h: Matrix, reading: Reading, scale: float, line: int) -> None:
+    """A thick red line around each area that may hold a card no marker explains."""
+    cells = {
+        c
+        for c, u in reading.unread.items()
+        if u.trouble in (Trouble.COVERED, Trouble.OUTSIDE) and not u.candidates
+    }
+    for x, y in cells:
+        sides = (
+            ((x, y), (x + 1, y), (x, y - 1)),
+            ((x + 1, y), (x + 1, y + 1), (x + 1, y)),
+            ((x + 1, y + 1), (x, y + 1), (x, y + 1)),
+            ((x, y + 1), (x, y), (x - 1, y)),
+        )
+        for a, b, beyond in sides:
+            if beyond in cells:
+                continue
+            ends = _project(h, np.array([a, b], np.float64), scale).astype(np.int32)
+            cv2.line(out, tuple(ends[0]), tuple(ends[1]), RED, 2 * line + 2, cv2.LINE_AA)
 
 
 def _square(cell: tuple[int, int]) -> Matrix:

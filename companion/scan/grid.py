@@ -37,6 +37,7 @@ class ReadOptions:
     verify: bool = True
     verify_margin: int = 3  # clear bits by which every other marker must fail
     infer: bool = True  # read a hidden marker when no other card can lie there (Ground too)
+    outline: bool = True  # ask for cells around the land that may hold a card no marker shows
 
 
 @dataclass(eq=False, slots=True)

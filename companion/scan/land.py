@@ -51,6 +51,7 @@ class Trouble(StrEnum):
     HALF_LARGE = "half_large"  # half of a large dino covered, which D6 forbids
     OUTSIDE = "outside"  # the card reaches out of the photo
     STICKER = "sticker"  # a sticker is there, too covered to tell which marker
+    COVERED = "covered"  # no marker explains it, and it is not bare table: a card may lie here
 
 
 TROUBLE_WORDS = {
@@ -62,6 +63,7 @@ TROUBLE_WORDS = {
     Trouble.HALF_LARGE: "half of a large dino would be covered (D6)",
     Trouble.OUTSIDE: "outside the photo",
     Trouble.STICKER: "a sticker is there, too covered to tell which",
+    Trouble.COVERED: "something covers it: what card is there, if any?",
 }
 
 
@@ -173,6 +175,17 @@ def parse_cell(text: str, where: str) -> Cell:
     raise InputError(where, f"{text!r} is not a cell (write C2, or x,y such as 2,1)")
 
 
+def parse_cells(text: str, where: str) -> list[Cell]:
+    """One cell, or a block of them written ``B3-C4`` (corner to corner, as the scan
+    names an area something covers)."""
+    first, dash, last = text.strip().partition("-")
+    if dash and _CELL_NAME.fullmatch(first.strip()) and _CELL_NAME.fullmatch(last.strip()):
+        (x0, y0), (x1, y1) = parse_cell(first, where), parse_cell(last, where)
+        xs = range(min(x0, x1), max(x0, x1) + 1)
+        return [(x, y) for y in range(min(y0, y1), max(y0, y1) + 1) for x in xs]
+    return [parse_cell(text, where)]
+
+
 def _value(text: str, cells: tuple[Cell, ...], where: str) -> CellPatch:
     if text == ".":
         return CellPatch(cells, where, empty=True)
@@ -243,7 +256,7 @@ def parse_patch(text: str, source: str = "patch") -> Patch:
                     "no eggs, or drop CARD",
                 )
             left, _, right = item.partition("=")
-            cells = tuple(parse_cell(c, where) for c in left.split("+"))
+            cells = tuple(c for part in left.split("+") for c in parse_cells(part, where))
             for cell in cells:
                 if cell in seen:
                     raise InputError(

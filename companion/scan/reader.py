@@ -25,6 +25,8 @@
 5. **Inferred.** When no other marker could lie there at all (:meth:`CardState.rivals`: the
    stacking, D6, and :class:`Ground`'s bare table), a hidden marker is read as the placed
    card's quarter, unless what shows of it contradicts that.
+6. **Outline.** Around the land, every cell that is not bare table may hold a card no
+   marker explains: it is asked for, never dropped (:mod:`companion.scan.outline`).
 
 Steps 1 and 2 live in :mod:`companion.scan.grid`, step 3 in :mod:`companion.scan.cards`,
 steps 4 and 5 in :mod:`companion.scan.verify`; this module runs them in order.
@@ -44,6 +46,7 @@ from companion.games.dino_catalog import Catalog
 from companion.scan.cards import CardState, Ground, assemble
 from companion.scan.grid import (
     BITS,
+    DEFAULT_PITCH,
     GridFit,
     Image,
     Marker,
@@ -57,6 +60,7 @@ from companion.scan.grid import (
 )
 from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
+from companion.scan.outline import unexplained
 from companion.scan.verify import (
     CLEAR_SHARE,
     DATA_MASK,
@@ -174,8 +178,21 @@ def _find_markers(gray: Image, book: MarkerBook, options: ReadOptions) -> list[M
     if shrink < 1 and (
         len(markers) < 4 or float(np.median([m.side for m in markers])) * shrink < 30
     ):
-        # Small markers (a land far away): the copy lost them, so search the photo itself.
-        whole = detect(gray, book, longest)
+        # Small markers (a land far away): the copy may have lost some, so search the
+        # photo itself at full resolution: around the land the copy found (coarse to
+        # fine: a card touching the land lies within three cells of a marker read), or
+        # all of it when the copy found too few markers to tell where the land is.
+        x0, y0, x1, y1 = 0, 0, width, height
+        if len(markers) >= 4:
+            pts = np.vstack([m.corners for m in markers])
+            reach = 3 * DEFAULT_PITCH * float(np.median([m.side for m in markers]))
+            x0, y0 = (np.floor(pts.min(axis=0) - reach)).astype(int).clip(0)
+            x1 = min(width, int(np.ceil(pts[:, 0].max() + reach)))
+            y1 = min(height, int(np.ceil(pts[:, 1].max() + reach)))
+        crop = np.ascontiguousarray(gray[y0:y1, x0:x1])
+        whole = detect(crop, book, max(crop.shape[:2]))
+        for m in whole:
+            m.corners = m.corners + np.array([x0, y0], np.float64)
         if len(whole) > len(markers):
             markers = whole
     return markers
@@ -340,6 +357,13 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
             break
         look.assemble()
     state = look.state
+    unread = dict(state.unread)
+    if options.outline:
+        known = set(state.cells) | set(unread)
+        for place in state.cards.values():
+            known.update(place.footprint())
+        for cell, why in unexplained(image, fit.h, known).items():
+            unread.setdefault(cell, why)
     return _from_origin(
         Reading(
             size,
@@ -348,7 +372,7 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
             state.ignored,
             state.cards,
             state.cells,
-            state.unread,
+            unread,
             fit.h,
             fit.side,
         )

@@ -14,6 +14,7 @@ from companion.games.dino_formats import land_to_dict
 from companion.games.dino_report import score_dict, score_lines
 from companion.games.dino_text import column_name, render_grid
 from companion.scan.land import TROUBLE_WORDS, Built, Trouble, cell_label, quarter_name
+from companion.scan.outline import area_name, areas
 
 if TYPE_CHECKING:
     from companion.scan.reader import Reading
@@ -29,6 +30,7 @@ def scan_dict(photo: str, reading: Reading, built: Built, annotated: str | None)
         "land": land_to_dict(land) if land is not None else None,
         "score": score_dict(land, score(land)) if land is not None else None,
         "unread": [u.to_dict() for u in built.unread],
+        "areas": covered_areas(built),
         "nests": [cell_label(c) for c in built.nests],
         "eggs_answered": built.eggs_answered,
         "cards": [
@@ -106,10 +108,48 @@ def _head(photo: str, reading: Reading, built: Built, annotated: str | None) -> 
     return lines
 
 
+def covered_areas(built: Built) -> list[dict[str, Any]]:
+    """The areas around the land that may hold a card no marker explains, each with the
+    cells to answer (``covered``: something lies there; ``outside``: out of the photo)."""
+    found = []
+    for trouble in (Trouble.COVERED, Trouble.OUTSIDE):
+        cells = [u.cell for u in built.unread if u.trouble is trouble and not u.candidates]
+        for area in areas(cells):
+            found.append(
+                {
+                    "name": area_name(area),
+                    "cells": [cell_label(c) for c in area],
+                    "trouble": str(trouble),
+                }
+            )
+    return found
+
+
+def _area_lines(built: Built, asks: list[str]) -> list[str]:
+    lines = []
+    for area in covered_areas(built):
+        name = area["name"]
+        first = area["cells"][0]
+        if area["trouble"] == Trouble.COVERED:
+            lines.append(f"  Something covers {name}: what card is there?")
+        else:
+            lines.append(f"  The photo ends at {name}, beside the land: what card is there?")
+        lines.append(
+            f"    answer each cell ({first}=CARD:QUARTER@ROTATION), or "
+            f"{name.replace(', ', '+')}=. if no card lies there"
+        )
+        asks.append(f"{name.replace(', ', '+')}=.")
+    return lines
+
+
 def _unread_lines(built: Built, asks: list[str]) -> list[str]:
-    """One line per unread cell (and its likely answer, added to ``asks``)."""
+    """One line per unread cell (and its likely answer, added to ``asks``); the areas
+    around the land that may hold a card no marker explains, one line each."""
     lines = ["", "Unread cells (answer with --patch, see docs/scan.md):"]
+    area_lines = _area_lines(built, asks)
     for u in built.unread:
+        if u.trouble in (Trouble.COVERED, Trouble.OUTSIDE) and not u.candidates:
+            continue
         text = f"  {cell_label(u.cell):<4} [{u.cell[0]}, {u.cell[1]}]  {TROUBLE_WORDS[u.trouble]}"
         if u.candidates and u.trouble is Trouble.NOT_SEEN:
             card, quarter = u.candidates[0]
@@ -123,7 +163,7 @@ def _unread_lines(built: Built, asks: list[str]) -> list[str]:
         else:
             asks.append(f"{cell_label(u.cell)}=...")
         lines.append(text)
-    return lines
+    return lines + area_lines
 
 
 def scan_lines(

@@ -28,6 +28,7 @@ from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Card, Catalog
 from companion.games.dino_formats import catalog_from_dict
 from companion.scan.land import quarter_name
 from companion.scan.markers import MarkerBook, marker_image
+from companion.scan.props import CLASSIC, KINDS, REALISTIC, Canvas, Props, gingham
 
 Image = npt.NDArray[np.uint8]
 Matrix = npt.NDArray[np.floating[Any]]
@@ -158,6 +159,7 @@ class CellTruth:
     quarter: int
     rotation: int
     covered: float = 0.0  # fraction of the marker hidden under tokens and fingers
+    by: str = ""  # what hides most of it (a kind of props.KINDS)
 
     @property
     def label(self) -> str:
@@ -190,6 +192,7 @@ class Conditions:
     light_min: float  # the darkest corner's light, 1 = even
     occluders: int
     jpeg: int
+    kinds: tuple[str, ...] = ()  # what was laid over the land
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +219,19 @@ class Style:
     jpeg: tuple[int, int] = (72, 95)
     sticker_shift_mm: float = 0.8
     sticker_turn_deg: float = 3.0
+    margin_cells: float = 0.0  # bare table framed all round the land, in quarters
+    kinds: tuple[str, ...] = CLASSIC  # what may lie over the land (props.KINDS)
+    cloths: tuple[str, ...] = ("plain",)  # the tablecloth: plain (streaked) or gingham
+
+
+# The benchmark's realistic mix: objects with height, out-of-focus fingertips, phones,
+# hands, soft glare, gingham; bare table framed round the land, as docs/scan.md asks.
+REALISTIC_STYLE = Style(
+    kinds=REALISTIC,
+    cloths=("plain", "plain", "gingham"),
+    margin_cells=0.5,
+    occluders=(0, 1, 2, 2, 3),
+)
 
 
 _KIND_COLOURS: dict[Kind, tuple[int, int, int]] = {  # BGR
@@ -305,52 +321,8 @@ def _sticker(marker_id: int, label: str, ppm: float) -> Image:
     return np.asarray(cv2.cvtColor(sticker, cv2.COLOR_GRAY2BGR), np.uint8)
 
 
-class _Canvas:
-    """The land seen from straight above, ``ppm`` pixels per mm, with a coverage mask."""
-
-    def __init__(self, lo_mm: Matrix, hi_mm: Matrix, ppm: float) -> None:
-        self.lo = lo_mm
-        self.ppm = ppm
-        w = int(math.ceil((hi_mm[0] - lo_mm[0]) * ppm))
-        h = int(math.ceil((hi_mm[1] - lo_mm[1]) * ppm))
-        self.image = np.zeros((h, w, 3), np.uint8)
-        self.mask = np.zeros((h, w), np.uint8)  # what is drawn over the table
-        self.hidden = np.zeros((h, w), np.uint8)  # tokens and fingers
-
-    def px(self, x_mm: float, y_mm: float) -> tuple[int, int]:
-        return (round((x_mm - self.lo[0]) * self.ppm), round((y_mm - self.lo[1]) * self.ppm))
-
-    def poly(self, pts_mm: Sequence[tuple[float, float]], colour: Sequence[int]) -> None:
-        pts = np.array([self.px(x, y) for x, y in pts_mm], np.int32)
-        cv2.fillPoly(self.image, [pts], tuple(int(c) for c in colour), cv2.LINE_AA)
-        cv2.fillPoly(self.mask, [pts], (255,))
-
-    def paste(self, patch: Image, centre_mm: tuple[float, float], angle_deg: float) -> None:
-        """``patch`` centred at ``centre_mm``, turned ``angle_deg`` clockwise."""
-        h, w = patch.shape[:2]
-        cx, cy = (centre_mm[0] - self.lo[0]) * self.ppm, (centre_mm[1] - self.lo[1]) * self.ppm
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), -angle_deg, 1.0)
-        m[0, 2] += cx - w / 2
-        m[1, 2] += cy - h / 2
-        reach = int(math.hypot(w, h) / 2) + 2
-        x0, y0 = max(0, int(cx) - reach), max(0, int(cy) - reach)
-        x1 = min(self.image.shape[1], int(cx) + reach)
-        y1 = min(self.image.shape[0], int(cy) + reach)
-        if x1 <= x0 or y1 <= y0:
-            return
-        m[0, 2] -= x0
-        m[1, 2] -= y0
-        size = (x1 - x0, y1 - y0)
-        warped = cv2.warpAffine(patch, m, size, flags=cv2.INTER_LINEAR)
-        alpha = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR)
-        a = alpha[..., None].astype(np.float32) / 255.0
-        roi = self.image[y0:y1, x0:x1]
-        roi[:] = (warped * a + roi * (1 - a)).astype(np.uint8)
-        self.mask[y0:y1, x0:x1] = np.maximum(self.mask[y0:y1, x0:x1], alpha)
-
-
 def _draw_card(
-    canvas: _Canvas,
+    canvas: Canvas,
     rng: random.Random,
     card: Card,
     pl: Placement,
@@ -369,7 +341,7 @@ def _draw_card(
     _draw_stickers(canvas, rng, pl, cells, book, style, stickers, mistakes)
 
 
-def _draw_art(canvas: _Canvas, rng: random.Random, card: Card, cells: list[Cell]) -> None:
+def _draw_art(canvas: Canvas, rng: random.Random, card: Card, cells: list[Cell]) -> None:
     """Each quarter's colour, busy texture and (for a dino) a body."""
     q = QUARTER_MM
     inset = 0.8
@@ -423,7 +395,7 @@ def _draw_art(canvas: _Canvas, rng: random.Random, card: Card, cells: list[Cell]
             )
 
 
-def _draw_mountains(canvas: _Canvas, card: Card, pl: Placement) -> None:
+def _draw_mountains(canvas: Canvas, card: Card, pl: Placement) -> None:
     """A jagged brown ridge along each mountain edge of the card."""
     q = QUARTER_MM
     for a, b in card.mountains:  # a jagged brown ridge along the edge
@@ -455,7 +427,7 @@ def _draw_mountains(canvas: _Canvas, card: Card, pl: Placement) -> None:
 
 
 def _draw_stickers(
-    canvas: _Canvas,
+    canvas: Canvas,
     rng: random.Random,
     pl: Placement,
     cells: list[Cell],
@@ -487,17 +459,33 @@ def _draw_stickers(
 
 
 def _occluders(
-    canvas: _Canvas, rng: random.Random, cells: dict[Cell, CellTruth], count: int
-) -> None:
-    """Tokens, fingers and pens, most of them lying partly over a marker."""
+    canvas: Canvas,
+    rng: random.Random,
+    cells: dict[Cell, CellTruth],
+    count: int,
+    kinds: tuple[str, ...] = CLASSIC,
+) -> list[str]:
+    """Tokens, fingers and pens (and with ``kinds``, dice, fingertips, phones, hands and
+    glare: :class:`~companion.scan.props.Props`), most of them lying partly over a marker."""
     q = QUARTER_MM
     spots = list(cells)
+    props: Props | None = None
+    laid: list[str] = []
     for _ in range(count):
         target = rng.choice(spots)
         mx, my = (target[0] + 0.5) * q, (target[1] + 0.5) * q
+        if kinds != CLASSIC:
+            what = rng.choice(kinds)
+            if what not in CLASSIC:
+                props = props or Props(canvas, rng, MARKER_MM)
+                props.place(what, (mx, my))
+                laid.append(what)
+                continue
         direction = rng.uniform(0, 2 * math.pi)
         ux, uy = math.cos(direction), math.sin(direction)
-        what = rng.choice(("token", "token", "finger", "pen"))
+        if kinds == CLASSIC:
+            what = rng.choice(kinds)
+        laid.append(what)
         # The edge stops between the marker's edge and its middle: up to half of it hidden.
         reach = rng.uniform(0.0, 0.5) * MARKER_MM  # from the centre, on the shape's side
         if what == "token":
@@ -508,6 +496,7 @@ def _occluders(
                 canvas.image, canvas.px(cx, cy), int(r * canvas.ppm), colour, -1, cv2.LINE_AA
             )
             cv2.circle(canvas.hidden, canvas.px(cx, cy), int(r * canvas.ppm), (255,), -1)
+            cv2.circle(canvas.kind, canvas.px(cx, cy), int(r * canvas.ppm), (1,), -1)
             cv2.circle(canvas.mask, canvas.px(cx, cy), int(r * canvas.ppm), (255,), -1)
             continue
         half = rng.uniform(8.0, 10.0) if what == "finger" else rng.uniform(3.5, 5.0)
@@ -529,9 +518,13 @@ def _occluders(
         for layer, value in ((canvas.image, colour), (canvas.hidden, full), (canvas.mask, full)):
             cv2.line(layer, canvas.px(*p0), canvas.px(*p1), value, width, cv2.LINE_AA)
             cv2.circle(layer, canvas.px(*p1), width // 2, value, -1, cv2.LINE_AA)
+        mark = (1 + KINDS.index(what),)  # a label: no anti-aliasing
+        cv2.line(canvas.kind, canvas.px(*p0), canvas.px(*p1), mark, width)
+        cv2.circle(canvas.kind, canvas.px(*p1), width // 2, mark, -1)
+    return laid
 
 
-def _coverage(canvas: _Canvas, cells: dict[Cell, CellTruth]) -> dict[Cell, CellTruth]:
+def _coverage(canvas: Canvas, cells: dict[Cell, CellTruth]) -> dict[Cell, CellTruth]:
     q = QUARTER_MM
     out = {}
     half = MARKER_MM / 2
@@ -540,7 +533,10 @@ def _coverage(canvas: _Canvas, cells: dict[Cell, CellTruth]) -> dict[Cell, CellT
         x1, y1 = canvas.px((cell[0] + 0.5) * q + half, (cell[1] + 0.5) * q + half)
         region = canvas.hidden[max(0, y0) : y1, max(0, x0) : x1]
         covered = float((region > 127).mean()) if region.size else 0.0
-        out[cell] = CellTruth(truth.card, truth.quarter, truth.rotation, round(covered, 3))
+        marks = canvas.kind[max(0, y0) : y1, max(0, x0) : x1]
+        marks = marks[marks > 0]
+        by = KINDS[int(np.bincount(marks).argmax()) - 1] if covered > 0 and marks.size else ""
+        out[cell] = CellTruth(truth.card, truth.quarter, truth.rotation, round(covered, 3), by)
     return out
 
 
@@ -566,16 +562,26 @@ def _light(rng: random.Random, size: tuple[int, int], darkest: float) -> npt.NDA
 
 
 def _shoot(
-    rng: random.Random, canvas: _Canvas, warp: Matrix, size: tuple[int, int], style: Style
+    rng: random.Random, canvas: Canvas, warp: Matrix, size: tuple[int, int], style: Style
 ) -> tuple[Image, tuple[float, float, float, int]]:
     """The canvas through the camera onto the table: light, blur, grain and JPEG; the
     photo, and the darkest corner, blur, noise and JPEG quality it was taken with."""
     width, _ = size
-    image = _table(rng, size)
+    cloth = style.cloths[0] if len(style.cloths) == 1 else rng.choice(style.cloths)
+    if cloth == "gingham":
+        # Checks 6 to 14 mm wide, at the land's scale.
+        image = gingham(rng, size, rng.uniform(6.0, 14.0) * _scale_at(warp, (0, 0)) * canvas.ppm)
+    else:
+        image = _table(rng, size)
     drawn = cv2.warpPerspective(canvas.image, warp, size, flags=cv2.INTER_AREA)
     alpha = cv2.warpPerspective(canvas.mask, warp, size, flags=cv2.INTER_LINEAR)
     a = alpha.astype(np.float32)[..., None] / 255.0
     shot = drawn.astype(np.float32) * a + image.astype(np.float32) * (1 - a)
+    if canvas.shade is not None:  # the objects' shadows, on the land and the table
+        shade = cv2.warpPerspective(
+            canvas.shade, warp, size, flags=cv2.INTER_LINEAR, borderValue=(1.0,)
+        )
+        shot *= np.asarray(shade, np.float32)[..., None]
     darkest = rng.uniform(*style.light_min)
     shot *= _light(rng, size, darkest)[..., None]
     blur = rng.uniform(0.0, style.blur_max) * width / 4000
@@ -632,16 +638,18 @@ def render(
     lo = np.array([min(xs) * q, min(ys) * q])
     hi = np.array([(max(xs) + 1) * q, (max(ys) + 1) * q])
     corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
-    plane_to_image, tilt, yaw = _camera(rng, corners, size, style)
+    room = style.margin_cells * q
+    framed = corners + np.array([[-room, -room], [room, -room], [room, room], [-room, room]])
+    plane_to_image, tilt, yaw = _camera(rng, framed, size, style)
     ppm = min(16.0, 1.25 * max(_scale_at(plane_to_image, p) for p in corners))
     margin = 30.0
-    canvas = _Canvas(lo - margin, hi + margin, ppm)
+    canvas = Canvas(lo - margin, hi + margin, ppm)
     stickers: dict[int, Image] = {}
     for pl in placements:
         card = catalog.cards[pl.card]
         _draw_card(canvas, rng, card, pl, book, style, stickers, mistakes or {})
     count = rng.choice(style.occluders)
-    _occluders(canvas, rng, cells, count)
+    laid = _occluders(canvas, rng, cells, count, style.kinds)
     cells = _coverage(canvas, cells)
     canvas_to_plane = np.array(
         [[1 / ppm, 0, canvas.lo[0]], [0, 1 / ppm, canvas.lo[1]], [0, 0, 1]], dtype=np.float64
@@ -661,6 +669,7 @@ def render(
         round(darkest, 2),
         count,
         quality,
+        tuple(laid),
     )
     return Photo(
         np.asarray(out, np.uint8),
