@@ -16,11 +16,13 @@ from companion.devices.pins import OpenedFactory, open_factory
 from companion.games.chomp import Mode, TwoPlayerEnd
 from companion.tables.chomp.config import ChompConfig
 from companion.tables.chomp.demo import demo_config
+from companion.tables.chomp.session import ChompSession, open_chomp_session
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ("ann", "bob", "cat")
 
 WaitFor = Callable[..., bool]
+Opener = Callable[..., ChompSession]
 
 
 class CliResult(NamedTuple):
@@ -105,3 +107,18 @@ def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch)
         return CliResult(status, out, err)
 
     return run
+
+
+@pytest.fixture
+def opener() -> Iterator[Opener]:
+    """open_chomp_session on mock pins; every session it opened is closed after the test."""
+    opened: list[ChompSession] = []
+
+    def open_(config: ChompConfig, **kwargs: object) -> ChompSession:
+        session = open_chomp_session(config, pin_factory="mock", **kwargs)  # type: ignore[arg-type]
+        opened.append(session)
+        return session
+
+    yield open_
+    for session in opened:
+        session.close()

@@ -82,7 +82,9 @@ def test_names_are_escaped_in_the_svg(tmp_path: Path) -> None:
     db = connect(":memory:")
     import_files(write_journals(tmp_path, 1, seed=1, rounds=5), db)
     db.execute("UPDATE players SET name = 'a<b & \"c\"' WHERE name = 'ann'")
-    ET.fromstring(reaction_svg(db))  # still well-formed XML
+    picture = ET.fromstring(reaction_svg(db))  # still well-formed XML
+    labels = ["".join(t.itertext()) for t in picture.iter("{http://www.w3.org/2000/svg}text")]
+    assert any(label.startswith('a<b & "c"') for label in labels)  # and the name reads back
 
 
 def test_nothing_to_plot_is_one_clear_error() -> None:

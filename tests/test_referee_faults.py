@@ -344,12 +344,12 @@ def test_a_hooks_traceback_goes_to_the_log_file_and_one_line_to_the_screen(
 ) -> None:
     """``companion referee`` logs to ``game.log`` beside the journal, tracebacks included;
     what reaches the terminal is one line without them."""
-    from companion.commands.referee import _log_to, _OneLine
     from companion.referee.realtime import report_hook_error
+    from companion.tables.chomp.running import OneLine, log_to
 
     root = logging.getLogger()
     before = list(root.handlers)
-    _log_to(tmp_path / "game.log")
+    log_to(tmp_path / "game.log")
     try:
         try:
             raise KeyError("x")
@@ -363,4 +363,4 @@ def test_a_hooks_traceback_goes_to_the_log_file_and_one_line_to_the_screen(
             handler.close()
     logged = (tmp_path / "game.log").read_text()
     assert "on_result raised; the referee goes on" in logged and "Traceback" in logged
-    assert "Traceback" not in _OneLine().format(record)
+    assert "Traceback" not in OneLine().format(record)

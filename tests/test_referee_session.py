@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import Opener
 
 from companion.cli import main
 from companion.devices.buttons import GpioPressSource
@@ -37,23 +37,6 @@ ANN_TAKES_CATS: dict[str, Hand] = {
     "bob": (Card.SHARK,),
     "cat": (Card.PLANKTON,),
 }
-
-Opener = Callable[..., ChompSession]
-
-
-@pytest.fixture
-def opener() -> Iterator[Opener]:
-    """open_chomp_session on mock pins; every session it opened is closed after the test."""
-    opened: list[ChompSession] = []
-
-    def open_(config: ChompConfig, **kwargs: object) -> ChompSession:
-        session = open_chomp_session(config, pin_factory="mock", **kwargs)  # type: ignore[arg-type]
-        opened.append(session)
-        return session
-
-    yield open_
-    for session in opened:
-        session.close()
 
 
 def types(path: Path) -> list[str]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import Opener
 
 from companion.cli import main
 from companion.errors import BusyError, InputError, WriteError
@@ -25,7 +25,7 @@ from companion.referee.daemon import Cards, StartRound
 from companion.referee.journal import JournalWriter, read_journal
 from companion.signals import ButtonEdge, Cue, Signal
 from companion.tables.chomp.config import ChompConfig
-from companion.tables.chomp.session import ChompSession, open_chomp_session
+from companion.tables.chomp.session import ChompSession
 
 MS = 1_000_000
 ANN_TAKES_CATS: dict[str, Hand] = {
@@ -33,21 +33,6 @@ ANN_TAKES_CATS: dict[str, Hand] = {
     "bob": (Card.SHARK,),
     "cat": (Card.PLANKTON,),
 }
-Opener = Callable[..., ChompSession]
-
-
-@pytest.fixture
-def opener() -> Iterator[Opener]:
-    opened: list[ChompSession] = []
-
-    def open_(config: ChompConfig, **kwargs: object) -> ChompSession:
-        session = open_chomp_session(config, pin_factory="mock", **kwargs)  # type: ignore[arg-type]
-        opened.append(session)
-        return session
-
-    yield open_
-    for session in opened:
-        session.close()
 
 
 def play_round(session: ChompSession, clock: ManualClock, slapper: str = "ann") -> None:

@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import os
-import signal
 import sys
-import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.commands.options import add_history_options, add_web_option
@@ -119,70 +114,25 @@ def _serve_web(args: argparse.Namespace, session: Any, table: Any = None, bots: 
     return stop
 
 
-class _OneLine(logging.Formatter):
-    """Log lines without tracebacks: those go to the log file, never over the screen."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return f"{self.formatTime(record)} {record.getMessage()}"
-
-
-def _log_to(path: Path) -> None:
-    """Everything to the table's log file (a hook's traceback too); one line to stderr."""
-    root = logging.getLogger()
-    root.setLevel(logging.INFO)
-    logging.raiseExceptions = False  # a log on a full disk stays quiet: the table says why
-    for old in [h for h in root.handlers if getattr(h, "companion_table", False)]:
-        root.removeHandler(old)  # a second table in one process (tests) logs once
-        old.close()
-    handlers: list[logging.Handler] = []
-    if not root.handlers:  # as logging.basicConfig: leave a caller's own set-up alone
-        stderr = logging.StreamHandler()
-        stderr.setFormatter(_OneLine())
-        handlers.append(stderr)
-    try:
-        handler = logging.FileHandler(path, encoding="utf-8", delay=True)
-    except OSError:
-        pass  # tracebacks then go wherever the caller's logging sends them
-    else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-        handlers.append(handler)
-    for added in handlers:
-        added.companion_table = True  # type: ignore[attr-defined]
-        root.addHandler(added)
-
-
-def _stop_on_failure(daemon: Any) -> None:
-    """A failed journal write ends the table at once: the main thread (the screen or the
-    line mode, maybe blocked reading a key) gets the error as it would a signal."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def raise_it(signum: int, frame: object) -> None:
-        if daemon.failure is not None:
-            raise daemon.failure
-
-    signal.signal(signal.SIGUSR1, raise_it)
-    daemon.on_failure = lambda exc: os.kill(os.getpid(), signal.SIGUSR1)
-
-
 def run_referee(args: argparse.Namespace) -> int:
     from companion.files import tolerant_stdin
 
     tolerant_stdin()
     from companion.tables.chomp.config import load_config
+    from companion.tables.chomp.running import log_to, stop_on_failure
     from companion.tables.chomp.screen import TableView, serve, status_light
     from companion.tables.chomp.session import open_chomp_session
     from companion.tables.web import check_web
 
     check_web(args.web)  # before the pins and the journal are opened
     config = load_config(args.config)
-    _log_to(config.journal.with_suffix(".log"))
+    log_to(config.journal.with_suffix(".log"))
     session = open_chomp_session(
         config, resume=args.resume, new=args.new, pin_factory=args.pin_factory
     )
     stop_web = None
     session.daemon.want_realtime = True
-    _stop_on_failure(session.daemon)
+    stop_on_failure(session.daemon)
     try:
         stop_web = _serve_web(args, session)
         lines = [f"pins: {session.factory.detail}"]

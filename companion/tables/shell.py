@@ -103,6 +103,23 @@ def run_lines(
             say(out, f"unknown command {command!r} ({known})")
 
 
+def table_command(
+    words: list[str], help_text: str, status: Callable[[], str], undo: Callable[[], str]
+) -> tuple[bool, str | None]:
+    """The words every turn-based table answers alike (quit, help, status, undo): whether
+    the line was one of them, and the reply (None: quit). Any other line is the table's."""
+    head = words[0].lower()
+    if head in QUIT_WORDS:
+        return True, None
+    if head in ("help", "?"):
+        return True, help_text
+    if head in ("status", "s"):
+        return True, status()
+    if head in ("undo", "u"):
+        return True, undo() if len(words) == 1 else "no: undo takes nothing after it"
+    return False, ""
+
+
 def serve_face(
     curses_face: Callable[[], None],
     line_face: Callable[[], None],

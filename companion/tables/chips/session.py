@@ -20,6 +20,7 @@ from companion.files import make_room, read_json
 from companion.games.chips import ChipsTable, table_from_dict
 from companion.signals import Cue, Signal
 from companion.tables.chips.typed import HELP, execute
+from companion.tables.shell import table_command
 
 SAVE_FORMAT = "companion/chips-game/1"
 DEFAULT_SAVE = "chips-game.json"
@@ -176,15 +177,9 @@ class ChipsHelper:
         words = line.split()
         if not words:
             return ""
-        head = words[0].lower()
-        if head in ("quit", "q", "exit"):
-            return None
-        if head in ("help", "?"):
-            return HELP
-        if head in ("status", "s"):
-            return status_text(self.table)
-        if head in ("undo", "u"):
-            return self.undo() if len(words) == 1 else "no: undo takes nothing after it"
+        common, reply = table_command(words, HELP, lambda: status_text(self.table), self.undo)
+        if common:
+            return reply
         snapshot = self.table.to_dict()
         starts = at_turn_start(self.table)
         try:

@@ -17,6 +17,7 @@ from companion.errors import RuleError
 from companion.games.foodchain import BackOff, Bonus, Eat, Hunt, Pass, Switch, score, winners
 from companion.games.foodchain_table import FoodChainTable
 from companion.games.foodchain_text import score_lines
+from companion.tables.shell import table_command
 
 CARD_ID = re.compile(r"[^\s:,'#]+#\d+")
 
@@ -97,25 +98,21 @@ class FoodChainHelper:
         forest = set(self.table.forest())
         return CARD_ID.sub(lambda m: self.table.label(m[0]) if m[0] in forest else m[0], text)
 
+    def undo(self) -> str:
+        """Back to before the last line that changed the table."""
+        if not self.history:
+            return "nothing to undo"
+        self.table = self.history.pop()
+        return "undone."
+
     def command(self, line: str) -> str | None:
         """One typed line; the reply (help and status: several lines), None to quit."""
         words = line.split()
         if not words:
             return ""
-        head = words[0].lower()
-        if head in ("quit", "q", "exit"):
-            return None
-        if head in ("help", "?"):
-            return HELP
-        if head in ("status", "s"):
-            return status_text(self.table)
-        if head in ("undo", "u"):
-            if len(words) > 1:
-                return "no: undo takes nothing after it"
-            if not self.history:
-                return "nothing to undo"
-            self.table = self.history.pop()
-            return "undone."
+        common, reply = table_command(words, HELP, lambda: status_text(self.table), self.undo)
+        if common:
+            return reply
         before = self.table.clone()
         try:
             said = execute(self.table, words)

@@ -1,0 +1,60 @@
+"""Running the CHOMP! table as a program: its log file, and ending it when the journal fails.
+
+Process-wide set-up (logging handlers, a signal), kept out of the session so that a program
+embedding a table (docs/api.md) keeps its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+
+class OneLine(logging.Formatter):
+    """Log lines without tracebacks: those go to the log file, never over the screen."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{self.formatTime(record)} {record.getMessage()}"
+
+
+def log_to(path: Path) -> None:
+    """Everything to the table's log file (a hook's traceback too); one line to stderr."""
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    logging.raiseExceptions = False  # a log on a full disk stays quiet: the table says why
+    for old in [h for h in root.handlers if getattr(h, "companion_table", False)]:
+        root.removeHandler(old)  # a second table in one process (tests) logs once
+        old.close()
+    handlers: list[logging.Handler] = []
+    if not root.handlers:  # as logging.basicConfig: leave a caller's own set-up alone
+        stderr = logging.StreamHandler()
+        stderr.setFormatter(OneLine())
+        handlers.append(stderr)
+    try:
+        handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    except OSError:
+        pass  # tracebacks then go wherever the caller's logging sends them
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        handlers.append(handler)
+    for added in handlers:
+        added.companion_table = True  # type: ignore[attr-defined]
+        root.addHandler(added)
+
+
+def stop_on_failure(daemon: Any) -> None:
+    """A failed journal write ends the table at once: the main thread (the screen or the
+    line mode, maybe blocked reading a key) gets the error as it would a signal."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def raise_it(signum: int, frame: object) -> None:
+        if daemon.failure is not None:
+            raise daemon.failure
+
+    signal.signal(signal.SIGUSR1, raise_it)
+    daemon.on_failure = lambda exc: os.kill(os.getpid(), signal.SIGUSR1)
