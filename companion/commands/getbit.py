@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from companion.games.getbit import Replay, Setup
+    from companion.tables.getbit.config import GetBitConfig
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -325,10 +326,10 @@ def run_play(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from companion.tables.getbit.config import load_table_config
     from companion.tables.getbit.saved import DEFAULT_SAVE
     from companion.tables.getbit.screen import serve
     from companion.tables.getbit.session import open_getbit_table
+    from companion.tables.settings import TableSettings
     from companion.tables.web import check_web
     from companion.tags.tagfile import GAME_TITLES, GETBIT, TagFile, load_tagfile
 
@@ -342,10 +343,7 @@ def run_play(args: argparse.Namespace) -> int:
             raise InputError(
                 "game", f"this is a {title} tag file; Get Bit! needs its own", args.tags
             )
-    config = load_table_config(args.config) if args.config else None
-    if config is not None:
-        for warning in config.warnings:
-            print(f"companion: warning: {config.source}: {warning}", file=sys.stderr)
+    config = _table_config(args)
     setup_given = [
         name
         for name, given in (
@@ -394,9 +392,27 @@ def run_play(args: argparse.Namespace) -> int:
     state = session.state
     done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
     print(f"saved {session.path} ({done}): companion getbit replay {session.path}", file=sys.stderr)
-    if state.over and not args.no_history:
-        _remember(session.game, args.db, session.path)
+    settings = config.settings if config is not None else TableSettings()
+    if state.over and settings.recording(args.no_history):
+        _remember(session.game, settings.database(args.db), session.path)
     return 0
+
+
+def _table_config(args: argparse.Namespace) -> GetBitConfig | None:
+    """``--config``: its warnings shown, its ``[web]`` used unless ``--web`` says otherwise."""
+    import sys
+
+    from companion.tables.getbit.config import load_table_config
+    from companion.tables.web import check_web
+
+    if not args.config:
+        return None
+    config = load_table_config(args.config)
+    args.web = config.settings.listen(args.web)
+    check_web(args.web)
+    for warning in config.warnings:
+        print(f"companion: warning: {config.source}: {warning}", file=sys.stderr)
+    return config
 
 
 def _remember(game: Replay, db: str | None, path: Path) -> None:

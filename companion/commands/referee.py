@@ -126,6 +126,8 @@ def run_referee(args: argparse.Namespace) -> int:
 
     check_web(args.web)  # before the pins and the journal are opened
     config = load_config(args.config)
+    args.web = config.settings.listen(args.web)
+    check_web(args.web)
     log_to(config.journal.with_suffix(".log"))
     session = open_chomp_session(
         config, resume=args.resume, new=args.new, pin_factory=args.pin_factory
@@ -160,10 +162,11 @@ def run_referee(args: argparse.Namespace) -> int:
     if session.daemon.failure is not None:
         raise session.daemon.failure  # one line, exit 2: the journal is whole
     print(f"journal: {config.journal}", file=sys.stderr)
-    if session.referee.game.over and not args.no_history:
+    if session.referee.game.over and config.settings.recording(args.no_history):
         from companion.history import record_chomp_journal, remember
 
-        remember(record_chomp_journal, config.journal, db=args.db, table=args.config)
+        db = config.settings.database(args.db)
+        remember(record_chomp_journal, config.journal, db=db, table=args.config)
     return 0
 
 

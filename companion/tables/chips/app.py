@@ -18,6 +18,8 @@ from companion.tables.chips.config import ChipsConfig, load_config
 from companion.tables.chips.screen import run_curses, run_lines
 from companion.tables.chips.session import DEFAULT_SAVE, ChipsHelper, Render
 from companion.tables.chips.typed import check_name
+from companion.tables.settings import TableSettings
+from companion.tables.web import check_web
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,9 @@ def new_table(options: ChipsOptions, config: ChipsConfig | None) -> ChipsTable:
 
 def run(options: ChipsOptions) -> int:
     config = load_config(options.config) if options.config else None
+    settings = config.settings if config is not None else TableSettings()
+    web = settings.listen(options.web)
+    check_web(web)  # the config's [web] too, before the save file and the LEDs are opened
     if options.resume:
         given = [
             f
@@ -121,17 +126,17 @@ def run(options: ChipsOptions) -> int:
                 return None
             return any(bool(opened.factory.pin(pin).state) for pin in cfg.pins)
 
-        if options.web is not None:
+        if web is not None:
             from companion.tables.chips.web import serve_web
 
-            devices.callback(serve_web(helper, options.web))
+            devices.callback(serve_web(helper, web))
         title = f"The Great Chips Escape · {', '.join(helper.table.players)}"
         if sys.stdin.isatty() and sys.stdout.isatty():
             run_curses(helper, title, led)
         else:
             run_lines(helper, title, sys.stdin, sys.stdout)
     finished = helper.table
-    if finished.winner is not None and options.history:
+    if finished.winner is not None and settings.recording(refused=not options.history):
         from companion.history import record_chips, remember
 
         remember(
@@ -139,7 +144,7 @@ def run(options: ChipsOptions) -> int:
             finished.players,
             finished.winner,
             finished.out,
-            db=options.db,
+            db=settings.database(options.db),
             source=str(helper.path),
         )
     return 0

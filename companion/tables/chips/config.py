@@ -6,7 +6,8 @@ LED and buzzer parser for every table) and the file by ``data.read_toml``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from companion import data
 from companion.devices.wiring import (
@@ -19,6 +20,7 @@ from companion.devices.wiring import (
 from companion.errors import ConfigError, InputError, RuleError
 from companion.games.chips import ChipsRules, check_players, rules_from_dict
 from companion.tables.chips.typed import check_name
+from companion.tables.settings import SETTINGS_KEYS, TableSettings, settings_from
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class ChipsConfig:
     status_led: LedConfig | None = None
     strict: bool = False  # E13: a [rules] table transcribes the real deck
     warnings: tuple[str, ...] = ()  # e.g. a HAT ID pin used, shown when the table opens
+    settings: TableSettings = TableSettings()  # [web] and [history]
 
     @property
     def has_outputs(self) -> bool:
@@ -44,7 +47,7 @@ def config_from_dict(value: object) -> ChipsConfig:
         value,
         data.ROOT,
         required=("players",),
-        optional=("game", "gpio", "buzzer", "status_led", "rules"),
+        optional=("game", "gpio", "buzzer", "status_led", "rules", *SETTINGS_KEYS),
     )
     game = data.obj(raw.get("game", {}), "game", optional=("first",))
     gpio = data.obj(raw.get("gpio", {}), "gpio", optional=("pin_factory",))
@@ -87,6 +90,7 @@ def config_from_dict(value: object) -> ChipsConfig:
         status,
         "rules" in raw,
         tuple(claims.warnings),
+        settings_from(raw),
     )
 
 
@@ -94,6 +98,7 @@ def load_config(path: str) -> ChipsConfig:
     """Read and check the TOML file; a problem is one ConfigError naming file and key."""
     raw = data.read_toml(path)
     try:
-        return config_from_dict(raw)
+        config = config_from_dict(raw)
     except InputError as exc:
         raise ConfigError(exc.where, exc.message, path) from None
+    return replace(config, settings=config.settings.relative_to(Path(path).resolve().parent))

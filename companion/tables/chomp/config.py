@@ -32,6 +32,7 @@ from companion.games.chomp import (
     TwoPlayerEnd,
     player_range,
 )
+from companion.tables.settings import SETTINGS_KEYS, TableSettings, settings_from
 
 
 class RevealBy(StrEnum):
@@ -87,6 +88,7 @@ class ChompConfig:
     reveal_button: int | None = None
     bridge: BridgeConfig | None = None
     tags: TagsConfig | None = None
+    settings: TableSettings = TableSettings()  # [web] and [history]
     source: str = field(default="", compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)  # shown when the table opens
 
@@ -97,7 +99,7 @@ class ChompConfig:
 
 _TOP_KEYS = (
     "game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button", "bridge",
-    "tags",
+    "tags", *SETTINGS_KEYS,
 )  # fmt: skip
 TYPABLE_NAME = re.compile(r"[^\W][\w-]{0,23}")  # no space, '=' or control: `cards ann=seal`
 BRIDGE_BUTTONS = 16  # the Pico firmware's button indexes 0..15 (hardware/BRIDGE.md)
@@ -281,6 +283,7 @@ def config_from_dict(raw_value: object) -> ChompConfig:
         round_timeout_s=waits["round_timeout_s"],
         end_ms=waits["end_ms"],
         countdown_interval_ms=waits["countdown_interval_ms"],
+        settings=settings_from(raw),
     )
 
 
@@ -300,4 +303,5 @@ def load_config(path: str | Path) -> ChompConfig:
     tags = config.tags
     if tags is not None and not tags.file.is_absolute():
         tags = replace(tags, file=folder / tags.file)
-    return replace(config, journal=journal, tags=tags, source=source)
+    settings = config.settings.relative_to(folder)
+    return replace(config, journal=journal, tags=tags, settings=settings, source=source)

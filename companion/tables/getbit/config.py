@@ -20,6 +20,7 @@ from companion.devices.wiring import (
     parse_pin_factory,
 )
 from companion.errors import ConfigError, InputError
+from companion.tables.settings import SETTINGS_KEYS, TableSettings, settings_from
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class GetBitConfig:
     buzzer: BuzzerConfig | None = None
     lock_in: Mapping[str, int] = field(default_factory=dict)  # player -> button pin
     pin_factory: str = "auto"
+    settings: TableSettings = TableSettings()  # [web] and [history]
     source: str = ""
     warnings: tuple[str, ...] = ()  # e.g. an LED on a pin another table wires as a button
 
@@ -47,7 +49,7 @@ class GetBitConfig:
 
 def table_config_from_dict(value: object) -> GetBitConfig:
     """A [getbit] table from its parsed TOML; errors name the key (``getbit.robots[1]``)."""
-    top = data.obj(value, data.ROOT, required=("getbit",))
+    top = data.obj(value, data.ROOT, required=("getbit",), optional=SETTINGS_KEYS)
     raw = data.obj(top["getbit"], "getbit", optional=("pin_factory", "robots", "buzzer", "lock_in"))
     claims = PinClaims()
     robots: list[RobotConfig] = []
@@ -75,7 +77,14 @@ def table_config_from_dict(value: object) -> GetBitConfig:
         if missing:
             raise data.fail("getbit.lock_in", f"no button for {', '.join(missing)}")
     factory = parse_pin_factory(raw.get("pin_factory", "auto"), "getbit.pin_factory")
-    return GetBitConfig(tuple(robots), buzzer, lock_in, factory, warnings=tuple(claims.warnings))
+    return GetBitConfig(
+        tuple(robots),
+        buzzer,
+        lock_in,
+        factory,
+        warnings=tuple(claims.warnings),
+        settings=settings_from(top),
+    )
 
 
 def load_table_config(path: str | Path) -> GetBitConfig:
@@ -86,4 +95,5 @@ def load_table_config(path: str | Path) -> GetBitConfig:
         config = table_config_from_dict(raw)
     except InputError as exc:
         raise ConfigError(exc.where, exc.message, source) from None
-    return replace(config, source=source)
+    settings = config.settings.relative_to(Path(path).resolve().parent)
+    return replace(config, source=source, settings=settings)

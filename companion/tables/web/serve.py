@@ -24,8 +24,8 @@ from typing import Any, TextIO
 import segno
 import uvicorn
 
-from companion import data
 from companion.errors import CompanionError, ConfigError, InputError
+from companion.tables.settings import settings_from
 from companion.tables.web import DEFAULT_HOST as DEFAULT_HOST
 from companion.tables.web import DEFAULT_PORT as DEFAULT_PORT
 from companion.tables.web import RootRefused as RootRefused
@@ -56,9 +56,8 @@ def read_web_config(path: str) -> tuple[str, int] | None:
     if "web" not in raw:
         return None
     try:
-        web = data.obj(raw["web"], "web", optional=("listen",))
-        listen = data.name(web.get("listen", f"{DEFAULT_PORT}"), "web.listen", "address")
-        return parse_listen(listen, "web.listen")
+        listen = settings_from({"web": raw["web"]}).web_listen
+        return None if listen is None else parse_listen(listen, "web.listen")
     except InputError as exc:
         raise ConfigError(exc.where, exc.message, path) from None
 
