@@ -21,16 +21,17 @@ def run_lines(helper: ChipsHelper, title: str, stream: TextIO, out: TextIO) -> N
         print(message, file=out)
     print(helper.table.prompt(), file=out, flush=True)
     for line in stream:
-        if line.strip():
-            print(f"> {line.strip()}", file=out)
-        reply = helper.command(line)
-        if reply is None:
-            break
-        if reply:
-            print(reply, file=out)
-        if line.split() and line.split()[0].lower() not in ("help", "?", "status", "s"):
-            print(helper.table.prompt(), file=out)
-        out.flush()
+        with helper.guard:  # the reply and the prompt of this command, not of a page's
+            if line.strip():
+                print(f"> {line.strip()}", file=out)
+            reply = helper.command(line)
+            if reply is None:
+                break
+            if reply:
+                print(reply, file=out)
+            if line.split() and line.split()[0].lower() not in ("help", "?", "status", "s"):
+                print(helper.table.prompt(), file=out)
+            out.flush()
 
 
 @dataclass
@@ -49,16 +50,8 @@ class CommandLine:
             self.quit_armed = False
             return name not in ("y", "Y")
         if name in shell.ENTER_KEYS:
-            reply = self.helper.command(self.typed)
-            self.typed = ""
-            if reply is None:
-                self.quit_armed = True
-            elif "\n" in reply:  # help or status: shown whole until the next command
-                self.last = reply
-            else:
-                self.last = ""
-                if reply:
-                    self.helper.messages.append(reply)
+            with self.helper.guard:  # the page reads the messages under it
+                self._enter()
         elif name in ("\x7f", "\b"):
             self.typed = self.typed[:-1]
         elif name == "\x1b":
@@ -67,13 +60,26 @@ class CommandLine:
             self.typed += name
         return True
 
+    def _enter(self) -> None:
+        reply = self.helper.command(self.typed)
+        self.typed = ""
+        if reply is None:
+            self.quit_armed = True
+        elif "\n" in reply:  # help or status: shown whole until the next command
+            self.last = reply
+        else:
+            self.last = ""
+            if reply:
+                self.helper.messages.append(reply)
+
 
 def run_curses(helper: ChipsHelper, title: str, led: Callable[[str], bool | None]) -> None:
     """The full-screen table: the players, the top card, the prompt, a command line."""
     line = CommandLine(helper)
 
     def frame(screen: Any) -> None:
-        draw(screen, helper, title, led, line.typed, line.last, line.quit_armed)
+        with helper.guard:  # the page's command waits for the frame, and the frame for it
+            draw(screen, helper, title, led, line.typed, line.last, line.quit_armed)
 
     shell.run_curses(frame, line.key, 100, cursor=True)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import json
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +85,9 @@ class ChipsHelper:
     messages: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=8))
     shown: tuple[str | None, str | None, tuple[str, ...]] | None = None
     held: files.LockedFile | None = None
+    # The terminal and the phones' page (another thread) both change the game: every
+    # command, and every reading of the whole table, holds this guard.
+    guard: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.lights()
@@ -174,6 +178,10 @@ class ChipsHelper:
     def command(self, line: str) -> str | None:
         """Run one typed line; the one-line reply (help and status: several), or None to
         quit. A refused line changes nothing and says why."""
+        with self.guard:
+            return self._command(line)
+
+    def _command(self, line: str) -> str | None:
         words = line.split()
         if not words:
             return ""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import collections
 import json
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -47,7 +46,6 @@ class ChipsWebTable:
 
     def __init__(self, helper: ChipsHelper) -> None:
         self.helper = helper
-        self.lock = threading.Lock()
         self.said: collections.deque[dict[str, str]] = collections.deque(maxlen=KEEP_SAID)
         self.watcher: Watcher | None = None
 
@@ -59,10 +57,15 @@ class ChipsWebTable:
             self.watcher.stop()
 
     def _fingerprint(self) -> object:
-        table = self.helper.table.to_dict()
+        with self.helper.guard:
+            table = self.helper.table.to_dict()
         return json.dumps(table, sort_keys=True), tuple(self.helper.messages)
 
     def state(self) -> dict[str, Any]:
+        with self.helper.guard:  # not a table half way through the terminal's command
+            return self._state()
+
+    def _state(self) -> dict[str, Any]:
         t = self.helper.table
         players = [
             {
@@ -100,13 +103,14 @@ class ChipsWebTable:
         line = action.get("line")
         if not isinstance(line, str) or not line.strip() or "\n" in line:
             raise InputError("line", "type one command, e.g. 5, draw, undo (help lists them)")
-        with self.lock:
+        with self.helper.guard:  # the terminal's commands hold it too
             reply = self.helper.command(line)
+            if reply is not None and not reply.startswith("no: "):
+                self.said.append({"line": line.strip(), "reply": reply})
         if reply is None:
             raise InputError("line", "quit is typed at the Pi: the page cannot stop the game")
         if reply.startswith("no: "):
             raise InputError("line", reply.removeprefix("no: "))
-        self.said.append({"line": line.strip(), "reply": reply})
 
 
 def serve_web(helper: ChipsHelper, listen: str) -> Callable[[], None]:

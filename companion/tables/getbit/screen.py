@@ -102,24 +102,31 @@ class _LineMode:
             if self.ended and state.over:
                 break
             event = self.take(wait=not self.prompt_due)
-            if event is None and self.prompt_due:
-                self.prompt_due = False
-                self.prompt()
-            elif event is None:
-                continue
-            elif not isinstance(event, TagLine):
-                if self.apply([event]):
-                    self.secret_typed = {}
-                    self.prompt_due = not self.ended
-            elif event.text is None:
-                if tags is None or state.over:
+            with table.guard:  # what was typed, applied and answered before a page's tap
+                if not self.step(event):
                     break
-                self.ended = True
-                self.say("end of input: the cards keep coming from the tags until the game is over")
-            else:
-                self.prompt_due = True
-                if not self.line(event.text):
-                    break
+
+    def step(self, event: TableEvent | None) -> bool:
+        """One line or tag event (or a prompt due); False when the session ends."""
+        state = self.table.session.state
+        if event is None and self.prompt_due:
+            self.prompt_due = False
+            self.prompt()
+        elif event is None:
+            pass
+        elif not isinstance(event, TagLine):
+            if self.apply([event]):
+                self.secret_typed = {}
+                self.prompt_due = not self.ended
+        elif event.text is None:
+            if self.tags is None or state.over:
+                return False
+            self.ended = True
+            self.say("end of input: the cards keep coming from the tags until the game is over")
+        else:
+            self.prompt_due = True
+            return self.line(event.text)
+        return True
 
     def prompt(self) -> None:
         state = self.table.session.state
@@ -238,11 +245,16 @@ def run_curses(table: GetBitTable) -> None:
     hw = table.hardware
 
     def frame(screen: Any) -> None:
-        for event in table.pending_tags():
-            table.tag_event(event)
-        draw(screen, table, asking)
+        with table.guard:  # a tap on the page waits for the frame, and the frame for it
+            for event in table.pending_tags():
+                table.tag_event(event)
+            draw(screen, table, asking)
 
     def handle(name: str) -> bool:
+        with table.guard:  # the entry checked and played in one step, not across a tap
+            return handle_key(name)
+
+    def handle_key(name: str) -> bool:
         nonlocal asking
         if asking is not None:
             if name in ("y", "Y"):

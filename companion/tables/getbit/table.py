@@ -1,14 +1,19 @@
 """The Get Bit! table: what the screen and the line mode share.
 
 The saved game, the entry under way, the last announcement, and the optional hardware and
-card tags, all changed only from the face's own thread.
+card tags. The face (terminal) and the phones' page (the server's threads) both change
+them: each holds the table's ``guard`` while it changes or reads the table, so a key and a
+tap never interleave.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import threading
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from typing import Concatenate, ParamSpec, TypeVar
 
 from companion.games.getbit import PlayError, RoundResult
 from companion.games.getbit_text import round_lines
@@ -16,6 +21,22 @@ from companion.tables.getbit.entry import Entry, entry_order, refusal_text
 from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame
 from companion.tables.getbit.tags import TableEvent, TableTags, TagCards, TagPrompt
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def guarded(
+    method: Callable[Concatenate[GetBitTable, P], R],
+) -> Callable[Concatenate[GetBitTable, P], R]:
+    """The method runs holding the table's guard (the page's threads call it too)."""
+
+    @functools.wraps(method)
+    def run(table: GetBitTable, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with table.guard:
+            return method(table, *args, **kwargs)
+
+    return run
 
 
 @dataclass
@@ -31,6 +52,7 @@ class GetBitTable:
     announced: list[str] = field(default_factory=list)
     entry: Entry = field(init=False)
     closing: ExitStack = field(default_factory=ExitStack, repr=False)  # the devices it opened
+    guard: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.entry = Entry(self.session.state, self.secret)
@@ -47,6 +69,7 @@ class GetBitTable:
     def notify(self, message: str) -> None:
         self.messages = [*self.messages, message][-4:]
 
+    @guarded
     def key(self, key: str) -> None:
         """A card key or Backspace for the entry under way."""
         if self.session.state.over:
@@ -57,6 +80,7 @@ class GetBitTable:
         if refusal:
             self.notify(refusal)
 
+    @guarded
     def play(self, cards: Mapping[str, int]) -> RoundResult | None:
         """Play a round; a refusal (G7) is a message and changes nothing."""
         try:
@@ -75,6 +99,7 @@ class GetBitTable:
             self.hardware.show_round(result, state)
         return result
 
+    @guarded
     def tag_event(self, event: TableEvent) -> RoundResult | None:
         """Apply what the tags produced: a prompt goes to the messages; a round's complete
         cards are played exactly as typed cards are (G7 refusals, save, announcements and
@@ -99,6 +124,7 @@ class GetBitTable:
         """The events the tags produced since the last call (never waits)."""
         return [] if self.tags is None else self.tags.pending()
 
+    @guarded
     def undo(self) -> None:
         n = self.session.undo()
         if n is None:

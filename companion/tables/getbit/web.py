@@ -2,8 +2,9 @@
 tapped in (or chosen secretly, each player on their own phone), the bite, undo.
 
 The page plays rounds through the same :class:`GetBitTable` as the terminal (the same G7
-refusals, save file and lights). A round is played under this table's lock; the terminal
-face goes on drawing from its own thread and sees the new round at its next frame. The
+refusals, save file and lights). A round is played under the table's guard, which the
+terminal face holds too while it draws or takes a key: it sees the new round at its next
+frame, and a key and a tap never interleave. The
 page hears of what the terminal did by a watcher that compares a fingerprint of the table
 four times a second (the game is replaced, not changed, at every round).
 
@@ -14,7 +15,6 @@ robot in the line has a card, so the cards are revealed all at once.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,7 +33,6 @@ class GetBitWebTable:
 
     def __init__(self, table: GetBitTable) -> None:
         self.table = table
-        self.lock = threading.Lock()
         self.chosen: dict[str, int] = {}  # secret choices of the round under way
         self.watcher: Watcher | None = None
 
@@ -45,11 +44,16 @@ class GetBitWebTable:
             self.watcher.stop()
 
     def _fingerprint(self) -> object:
-        return (id(self.table.session.game), tuple(self.table.messages), len(self.chosen))
+        with self.table.guard:
+            return (id(self.table.session.game), tuple(self.table.messages), len(self.chosen))
 
     # ---------------------------------------------------------------- the state -------
 
     def state(self) -> dict[str, Any]:
+        with self.table.guard:  # not a table half way through the terminal's key
+            return self._state()
+
+    def _state(self) -> dict[str, Any]:
         game: GetBit = self.table.session.state
         setup = game.setup
         memory = setup.memory
@@ -102,7 +106,7 @@ class GetBitWebTable:
 
     def act(self, action: Action) -> None:
         kind = action["type"]
-        with self.lock:
+        with self.table.guard:
             if kind == "play":
                 self._play(self._cards(action.get("cards")))
             elif kind == "choose":
