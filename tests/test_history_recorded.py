@@ -69,3 +69,25 @@ def test_getbit_play_does_not_record_a_game_left_half_way(
     save = tmp_path / "game.json"
     result = run_cli("getbit", "play", *robots, "--save", str(save), stdin="1 1 1 1\nquit\n")
     assert result.status == 0 and not private_history.exists()
+
+
+def test_dino_score_records_a_land_only_under_a_players_name(
+    run_cli: RunCli, private_history: Path
+) -> None:
+    land = str(ROOT / "examples" / "dino-land.json")
+    assert run_cli("dino", "score", land).status == 0
+    assert not private_history.exists()  # whose land? nothing to file it under
+    assert run_cli("dino", "score", land, "--player", "ann", "--no-history").status == 0
+    assert not private_history.exists()
+    scored = run_cli("dino", "score", land, "--player", "ann", "--json")
+    assert scored.status == 0 and scored.err == ""
+    assert games(private_history) == [("dino", land)]
+    listed = run_cli("history", "list").out.split()
+    assert listed[2:6] == ["Chomp", "ann", "5", "won"]  # a game of one: ann's land, 5 points
+
+
+def test_dino_score_refuses_an_empty_player_name_before_scoring(run_cli: RunCli) -> None:
+    land = str(ROOT / "examples" / "dino-land.json")
+    result = run_cli("dino", "score", land, "--player", " ")
+    assert (result.status, result.out) == (2, "")
+    assert result.err == "companion: --player: give the player's name\n"

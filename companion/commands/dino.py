@@ -17,7 +17,7 @@ from companion import data
 from companion.commands.options import add_history_options
 from companion.errors import InputError
 from companion.files import dump_json, parse_json, read_text, source_name
-from companion.games.dino import Land, score, score_game
+from companion.games.dino import Land, Score, score, score_game
 from companion.games.dino_catalog import Catalog, Replay
 from companion.games.dino_formats import (
     catalog_from_dict,
@@ -63,6 +63,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     score_.add_argument(
         "--explain", action="store_true", help="tell, herd by herd, why it lived or died"
     )
+    add_player_option(score_)
     score_.set_defaults(handler=run_score)
 
     game = sub.add_parser(
@@ -259,13 +260,51 @@ def _drawing(land: Land) -> str:
     return render_grid(land, labels=True)
 
 
+def add_player_option(parser: argparse.ArgumentParser) -> None:
+    """``--player NAME``: one land is filed in the history only under a player's name."""
+    parser.add_argument(
+        "--player",
+        metavar="NAME",
+        help="record the land in the history as NAME's game (docs/history.md)",
+    )
+    add_history_options(parser)
+
+
+def player_given(args: argparse.Namespace) -> str | None:
+    """The ``--player`` name, checked before anything is read or printed."""
+    if args.player is None:
+        return None
+    name = str(args.player).strip()
+    if not name:
+        raise InputError("--player", "give the player's name")
+    return name
+
+
+def remember_land(args: argparse.Namespace, land: Land, source: str) -> None:
+    """With ``--player``, the land scored is a game of one in the history."""
+    player = player_given(args)
+    if player is None or args.no_history:
+        return
+    from companion.history import record_dino, remember
+
+    remember(record_dino, {player: land}, db=args.db, source=source)
+
+
 def run_score(args: argparse.Namespace) -> int:
+    player_given(args)
     given = read_land(args.file)
     land = given.land
     result = score(land)
     if args.json:
         print(dump_json(score_dict(land, result, given.replay)))
-        return 0
+    else:
+        _print_score(args, given, result)
+    remember_land(args, land, source_name(args.file))
+    return 0
+
+
+def _print_score(args: argparse.Namespace, given: LandInput, result: Score) -> None:
+    land = given.land
     print(f"Chomp land: {source_name(args.file)}")
     print(_drawing(land))
     if given.replay is not None:
@@ -273,7 +312,6 @@ def run_score(args: argparse.Namespace) -> int:
     print()
     for line in score_lines(land, result, args.explain):
         print(line)
-    return 0
 
 
 # --------------------------------------------------------------------------------------
