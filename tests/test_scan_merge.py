@@ -335,3 +335,18 @@ def test_photos_of_two_lands_are_refused(land_photos: tuple[Photo, Photo]) -> No
     readings = [read_photo(p.image, first.catalog) for p in (first, elsewhere)]
     with pytest.raises(InputError, match="no card read in it is read in a"):
         merge(first.catalog, readings, ["a", "b"])
+
+
+def test_questions_off_the_land_go_when_the_cells_beside_it_show_table() -> None:
+    """A photo asks about a cell two cells off its land only as part of an area reaching
+    the land; another photo showing the area's cell beside the land as bare table
+    leaves no card there that could touch the land."""
+    cells, places = truth_of(7)
+    clear = reading_of(cells, places)
+    near = max(bare_cells(clear))
+    far = (near[0] + 1, near[1])
+    assert far not in bare_cells(clear) and far not in cells
+    hand = reading_of(cells, places)
+    hand.unread.update({c: Unread(c, Trouble.COVERED) for c in (near, far)})
+    assert set(merged_of(hand, hand).unread) == {near, far}
+    assert merged_of(hand, clear).unread == {}

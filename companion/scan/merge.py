@@ -29,7 +29,10 @@ Cards are the union of the photos' cards (registration made them agree).  What t
 merge puts together is checked again as one reading checks itself: cards stacked in
 an order no stack shows are asked (``order``), half of a large dino covered is asked
 (``half_large``), and a cell a card covers that no photo says anything about is asked
-(``not_seen``).  Finally the merged land is moved so that its top-left cell is A1.
+(``not_seen``).  A photo asks about cells two cells off its land only as part of an
+area that reaches the land; an area whose cells beside the land another photo shows
+as bare table no longer reaches it, and its questions are dropped.  Finally the merged
+land is moved so that its top-left cell is A1.
 
 The readings must come from :func:`~companion.scan.reader.read_photo` with its outline
 step (the default): a cell next to a photo's land that it does not ask about is then
@@ -49,6 +52,7 @@ from companion.games.dino import Cell, Size
 from companion.games.dino_catalog import CARD_QUARTERS, Catalog, turn
 from companion.scan.grid import Matrix
 from companion.scan.land import CardPlace, Trouble, Unread, quarter_name
+from companion.scan.outline import areas
 from companion.scan.reader import Reading
 
 # What a photo may fail to see, so another photo's read answers it.
@@ -282,10 +286,25 @@ class _Cells:
             self.one(cell)
         self._check_order()
         self._check_large()
+        self._drop_far_questions()
         for card, place in sorted(self.cards.items()):
             for quarter, cell in enumerate(place.footprint()):
                 if cell not in self.cells and cell not in self.unread:
                     self.ask(cell, Trouble.NOT_SEEN, [(card, quarter)])
+
+    def _drop_far_questions(self) -> None:
+        """A photo asks about a cell two cells off its land only as part of an area that
+        reaches the land (a card there would touch it).  When another photo shows the
+        area's cells beside the land as bare table, what is left of it no longer reaches
+        the land: those questions are dropped, as the outline step would not ask them."""
+        land = set(self.cells) | self.under
+        land |= {c for c, why in self.unread.items() if not _beside_land(why)}
+        beside = _around(land) - land
+        asked = [c for c, why in self.unread.items() if _beside_land(why)]
+        for area in areas(asked):
+            if not set(area) & beside:
+                for cell in area:
+                    del self.unread[cell]
 
     def _check_order(self) -> None:
         """Cards that show over one another both ways: no stack shows that."""
