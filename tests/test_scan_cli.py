@@ -436,3 +436,22 @@ def test_a_photo_that_cannot_be_merged_is_named_status_2(
     assert (result.status, result.out) == (2, "")
     assert result.err.startswith("companion: ") and message in result.err
     assert result.err.count("\n") == 1
+
+
+def test_bench_scan_with_two_views_merges_them(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("bench", "scan", "--photos", "2", "--megapixels", "1", "--views", "2")
+    code, out, err = run(capsys, *argv, "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert (report["photos"], report["views"]) == (2, 2)
+    assert report["invented_cells_merged"] == report["complete_but_wrong_merged"] == 0
+    assert report["cells_neither_read_nor_asked_merged"] == 0
+    assert report["answered_by_other_photos"] == (
+        report["asked_first_photo"] - report["asked_merged"]
+    )
+    code, out, err = run(
+        capsys, "bench", "scan", "--photos", "1", "--megapixels", "1", "--views", "2"
+    )
+    assert code == 0 and "answered by the other photos" in out
+    code, out, err = run(capsys, "bench", "scan", "--views", "9")
+    assert code == 2 and "--views: must be between 1 and 4" in err
