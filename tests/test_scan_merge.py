@@ -350,3 +350,42 @@ def test_questions_off_the_land_go_when_the_cells_beside_it_show_table() -> None
     hand.unread.update({c: Unread(c, Trouble.COVERED) for c in (near, far)})
     assert set(merged_of(hand, hand).unread) == {near, far}
     assert merged_of(hand, clear).unread == {}
+
+
+def _large(card: str) -> list[Cell] | None:
+    """The card-local cells of the card's large dino, if it has one."""
+    for section in CATALOG.cards[card].sections:
+        if section.dino is not None and section.dino.size.name == "LARGE":
+            return list(section.cells)
+    return None
+
+
+def test_what_two_photos_put_together_is_checked_as_one_reading_is() -> None:
+    """Each photo alone is consistent; together they show two cards over each other both
+    ways, or half of a large dino covered: asked (order, half_large), never read."""
+    plain = [k for k in sorted(CATALOG.cards) if _large(k) is None]
+    x, y = CardPlace(plain[0], 0, 0, 0), CardPlace(plain[1], 1, 0, 0)
+    shows = {(0, 0): (x.card, 0), (0, 1): (x.card, 2), (2, 0): (y.card, 1), (2, 1): (y.card, 3)}
+    cards = {x.card: x, y.card: y}
+    one = reading_of({**shows, (1, 0): (x.card, 1), (1, 1): (x.card, 3)}, cards, {(1, 1)})
+    two = reading_of({**shows, (1, 0): (y.card, 0), (1, 1): (y.card, 2)}, cards, {(1, 0)})
+    merged = merged_of(one, two)
+    assert merged.cells == {}
+    assert {c: u.trouble for c, u in merged.unread.items()} == dict.fromkeys(
+        [*shows, (1, 0), (1, 1)], Trouble.ORDER
+    )
+    # Half a large dino: one photo reads one half, the other another card on the other.
+    big = next(k for k in sorted(CATALOG.cards) if _large(k) is not None)
+    place = CardPlace(big, 0, 0, 0)
+    a, b = (place.at(c) for c in _large(big) or [])
+    # Another card over b only, reaching off the big card.
+    top = CardPlace(plain[2], b[0] if b[0] else -1, b[1] - 1 if b[1] == 0 else b[1], 0)
+    assert set(top.footprint()) & set(place.footprint()) == {b}
+    bigs = {c: (big, place.quarter_at(c) or 0) for c in place.footprint()}
+    tops = {c: (top.card, top.quarter_at(c) or 0) for c in top.footprint()}
+    first = reading_of(bigs, {big: place}, {b})
+    second = reading_of({**bigs, **tops}, {big: place, top.card: top}, {a})
+    together = merged_of(first, second)
+    a, b = together.turns[0].cell(a), together.turns[0].cell(b)  # named as merged
+    assert together.unread[a].trouble is together.unread[b].trouble is Trouble.HALF_LARGE
+    assert a not in together.cells and b not in together.cells
