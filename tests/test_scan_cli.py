@@ -336,8 +336,9 @@ def two_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     import numpy as np
 
-    from companion.games.dino_catalog import Placement
+    from companion.games.dino_catalog import CARD_QUARTERS, Placement, turn
     from companion.games.dino_formats import catalog_from_dict
+    from companion.scan.markers import MarkerBook
     from companion.scan.synth import Style, photograph_again, random_catalog_dict, random_photo
     from companion.scan.synth import render as render_photo
 
@@ -367,6 +368,13 @@ def two_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
     elsewhere = [Placement(others[0], 0, 0, 0), Placement(others[1], 2, 0, 90)]
     third = render_photo(random.Random(3), catalog, elsewhere, (1600, 1200), clean)
     cv2.imwrite(str(folder / "c.jpg"), third.image)
+    # d.jpg: the land again, another card's sticker stuck on its top-left cell.
+    book = MarkerBook.of(catalog)
+    cell, truth = min(first.cells.items(), key=lambda item: (sum(item[0]), item[0]))
+    quarter = next(q for q in range(4) if turn(CARD_QUARTERS[q], truth.rotation) == (1, 1))
+    wrong = {(truth.card, truth.quarter): (book.marker_id(others[2], quarter), 0)}
+    fourth = render_photo(random.Random(78), catalog, first.placements, (1600, 1200), clean, wrong)
+    cv2.imwrite(str(folder / "d.jpg"), fourth.image)
     return folder
 
 
@@ -413,6 +421,23 @@ def test_several_photos_save_their_images_in_a_folder(
     assert refused.err == (
         "companion: --annotated: with several photos, name a folder to save each image in\n"
     )
+
+
+def test_photos_that_disagree_are_asked_with_what_each_shows(
+    two_photos: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(two_photos)
+    argv = ("dino", "scan", "b.jpg", "d.jpg", "--catalog", "catalog.json", "--no-annotated")
+    text = run_cli(*argv, "--patch", "no eggs")
+    assert text.status == dino_cmd.EXIT_ASK
+    lines = [line for line in text.out.splitlines() if "the photos disagree" in line]
+    assert len(lines) == 4 and sum("photo 2: bare table" in line for line in lines) == 0
+    assert sum(", photo 2: " in line and "(photo 1: bare table" in line for line in lines) == 3
+    found = json.loads(run_cli(*argv, "--json").out)
+    assert found["complete"] is False and found["land"] is None
+    disagree = [u for u in found["unread"] if u["trouble"] == "photos_disagree"]
+    assert [[p["photo"] for p in u["photos"]] for u in disagree] == [["b.jpg", "d.jpg"]] * 4
+    assert not {u["name"] for u in disagree} & {c["name"] for c in found["cells"]}
 
 
 @pytest.mark.parametrize(

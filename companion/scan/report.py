@@ -242,8 +242,9 @@ def _unread_lines(
             continue
         text = f"  {cell_label(u.cell):<4} [{u.cell[0]}, {u.cell[1]}]  {TROUBLE_WORDS[u.trouble]}"
         if saw is not None and u.trouble is Trouble.PHOTOS_DISAGREE:
-            text += f" ({saw(u.cell)})"
-        if u.candidates and u.trouble is Trouble.NOT_SEEN:
+            text += f" ({saw(u.cell)})"  # it names the candidates too
+            asks.append(f"{cell_label(u.cell)}=...")
+        elif u.candidates and u.trouble is Trouble.NOT_SEEN:
             card, quarter = u.candidates[0]
             names = ", ".join(f"{c}:{quarter_name(q)}" for c, q in u.candidates)
             text += f"; under it: {names} (if nothing else lies on top)"
