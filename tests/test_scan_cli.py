@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import RunCli
 
 from companion.commands import dino as dino_cmd
 from companion.commands import scan as scan_cmd
@@ -319,3 +320,163 @@ def test_bench_scan_prints_the_figures(capsys: pytest.CaptureFixture[str]) -> No
     assert sum(report["cells_read_by"].values()) == read
     code, out, err = run(capsys, "bench", "scan", "--photos", "0")
     assert code == 2 and "--photos: must be at least 1" in err
+
+
+# --------------------------------------------------------------------------------------
+# Several photos of one land
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with catalog.json and one land photographed twice: a.jpg with a phone
+    over a whole card, b.jpg by another camera with nothing over it; and c.jpg, another
+    land of the same catalog."""
+    from collections import Counter
+
+    import numpy as np
+
+    from companion.games.dino_catalog import CARD_QUARTERS, Placement, turn
+    from companion.games.dino_formats import catalog_from_dict
+    from companion.scan.markers import MarkerBook
+    from companion.scan.synth import Style, photograph_again, random_catalog_dict, random_photo
+    from companion.scan.synth import render as render_photo
+
+    folder = tmp_path_factory.mktemp("two")
+    raw = random_catalog_dict(random.Random(11))
+    (folder / "catalog.json").write_text(json.dumps(raw))
+    catalog = catalog_from_dict(raw)
+    clean = Style(occluders=(0,), margin_cells=1.0, blur_max=0.8, noise_max=4.0)
+    first = random_photo(5, (1600, 1200), style=clean, catalog=catalog)
+    second = photograph_again(first, random.Random(77))
+    shown = Counter(t.card for t in first.cells.values())
+    card = min(shown, key=lambda k: (shown[k], k))
+    corners = [
+        [x + dx, y + dy]
+        for (x, y), t in first.cells.items()
+        if t.card == card
+        for dx in (-0.1, 1.1)
+        for dy in (-0.1, 1.1)
+    ]
+    pts = np.array(corners, np.float64).reshape(-1, 1, 2)
+    quad = cv2.perspectiveTransform(pts, first.grid_to_image).reshape(-1, 2)
+    phone = first.image.copy()
+    cv2.fillPoly(phone, [cv2.convexHull(quad.astype(np.int32))], (28, 25, 25))
+    cv2.imwrite(str(folder / "a.jpg"), phone)
+    cv2.imwrite(str(folder / "b.jpg"), second.image)
+    others = [k for k in catalog.cards if k not in {p.card for p in first.placements}]
+    elsewhere = [Placement(others[0], 0, 0, 0), Placement(others[1], 2, 0, 90)]
+    third = render_photo(random.Random(3), catalog, elsewhere, (1600, 1200), clean)
+    cv2.imwrite(str(folder / "c.jpg"), third.image)
+    # d.jpg: the land again, another card's sticker stuck on its top-left cell.
+    book = MarkerBook.of(catalog)
+    cell, truth = min(first.cells.items(), key=lambda item: (sum(item[0]), item[0]))
+    quarter = next(q for q in range(4) if turn(CARD_QUARTERS[q], truth.rotation) == (1, 1))
+    wrong = {(truth.card, truth.quarter): (book.marker_id(others[2], quarter), 0)}
+    fourth = render_photo(random.Random(78), catalog, first.placements, (1600, 1200), clean, wrong)
+    cv2.imwrite(str(folder / "d.jpg"), fourth.image)
+    return folder
+
+
+def test_two_photos_of_one_land_answer_what_one_asks(
+    two_photos: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(two_photos)
+    alone = run_cli("dino", "scan", "a.jpg", "--catalog", "catalog.json", "--json")
+    assert alone.status == dino_cmd.EXIT_ASK and json.loads(alone.out)["areas"]
+    both = run_cli(
+        "dino", "scan", "a.jpg", "b.jpg", "--catalog", "catalog.json", "--json", "--patch",
+        "no eggs",
+    )  # fmt: skip
+    assert (both.status, both.err) == (0, "")
+    found = json.loads(both.out)
+    assert found["complete"] is True and found["unread"] == [] and found["land"] is not None
+    assert [p["photo"] for p in found["photos"]] == ["a.jpg", "b.jpg"]
+    assert found["annotated"] == ["a-scan.jpg", "b-scan.jpg"]
+    assert all(Path(p["annotated"]).is_file() for p in found["photos"])
+    by = {c["name"]: c["photos"] for c in found["cells"]}
+    only_b = sorted(name for name, photos in by.items() if photos == ["b.jpg"])
+    assert only_b and all(photos in (["a.jpg", "b.jpg"], ["b.jpg"]) for photos in by.values())
+    assert found["photos"][0]["cells_read"] + len(only_b) == len(found["cells"])
+    # The readable report says which photo read which cell.
+    text = run_cli("dino", "scan", "a.jpg", "b.jpg", "--catalog", "catalog.json", "--no-annotated")
+    assert text.out.startswith(f"Chomp land from 2 photos: {len(found['cards'])} cards")
+    assert f"Read in photo 2 only: {' '.join(only_b)}" in text.out
+    assert "  photo 1: a.jpg, " in text.out and "  photo 2: b.jpg, " in text.out
+
+
+def test_several_photos_save_their_images_in_a_folder(
+    two_photos: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(two_photos)
+    argv = ("dino", "scan", "a.jpg", "b.jpg", "--catalog", "catalog.json", "--json")
+    saved = run_cli(*argv, "--annotated", str(tmp_path))
+    assert json.loads(saved.out)["annotated"] == [
+        str(tmp_path / "a-scan.jpg"),
+        str(tmp_path / "b-scan.jpg"),
+    ]
+    assert (tmp_path / "a-scan.jpg").is_file() and (tmp_path / "b-scan.jpg").is_file()
+    refused = run_cli(*argv, "--annotated", "seen.jpg")
+    assert (refused.status, refused.out) == (2, "")
+    assert refused.err == (
+        "companion: --annotated: with several photos, name a folder to save each image in\n"
+    )
+
+
+def test_photos_that_disagree_are_asked_with_what_each_shows(
+    two_photos: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(two_photos)
+    argv = ("dino", "scan", "b.jpg", "d.jpg", "--catalog", "catalog.json", "--no-annotated")
+    text = run_cli(*argv, "--patch", "no eggs")
+    assert text.status == dino_cmd.EXIT_ASK
+    lines = [line for line in text.out.splitlines() if "the photos disagree" in line]
+    assert len(lines) == 4 and sum("photo 2: bare table" in line for line in lines) == 0
+    assert sum(", photo 2: " in line and "(photo 1: bare table" in line for line in lines) == 3
+    found = json.loads(run_cli(*argv, "--json").out)
+    assert found["complete"] is False and found["land"] is None
+    disagree = [u for u in found["unread"] if u["trouble"] == "photos_disagree"]
+    assert [[p["photo"] for p in u["photos"]] for u in disagree] == [["b.jpg", "d.jpg"]] * 4
+    assert not {u["name"] for u in disagree} & {c["name"] for c in found["cells"]}
+
+
+@pytest.mark.parametrize(
+    ("photos", "message"),
+    [
+        (("a.jpg", "notes.txt"), "notes.txt: not an image OpenCV can read"),
+        (("a.jpg", "missing.jpg"), "missing.jpg: no such file"),
+        (("b.jpg", "c.jpg"), "c.jpg: no card read in it is read in b.jpg"),
+    ],
+)
+def test_a_photo_that_cannot_be_merged_is_named_status_2(
+    two_photos: Path,
+    run_cli: RunCli,
+    monkeypatch: pytest.MonkeyPatch,
+    photos: tuple[str, str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(two_photos)
+    Path("notes.txt").write_text("not a photo")
+    result = run_cli("dino", "scan", *photos, "--catalog", "catalog.json", "--no-annotated")
+    assert (result.status, result.out) == (2, "")
+    assert result.err.startswith("companion: ") and message in result.err
+    assert result.err.count("\n") == 1
+
+
+def test_bench_scan_with_two_views_merges_them(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("bench", "scan", "--photos", "2", "--megapixels", "1", "--views", "2")
+    code, out, err = run(capsys, *argv, "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert (report["photos"], report["views"]) == (2, 2)
+    assert report["invented_cells_merged"] == report["complete_but_wrong_merged"] == 0
+    assert report["cells_neither_read_nor_asked_merged"] == 0
+    assert report["answered_by_other_photos"] == (
+        report["asked_first_photo"] - report["asked_merged"]
+    )
+    code, out, err = run(
+        capsys, "bench", "scan", "--photos", "1", "--megapixels", "1", "--views", "2"
+    )
+    assert code == 0 and "answered by the other photos" in out
+    code, out, err = run(capsys, "bench", "scan", "--views", "9")
+    assert code == 2 and "--views: must be between 1 and 4" in err

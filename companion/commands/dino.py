@@ -38,7 +38,7 @@ from companion.games.dino_text import parse_grid, render_grid
 from companion.scan import require_scan
 
 if TYPE_CHECKING:
-    from companion.scan.land import Patch
+    from companion.scan.land import Built, Patch
     from companion.scan.reader import Reading
 
 T = TypeVar("T")
@@ -143,9 +143,16 @@ def _register_photo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Find the markers in PHOTO, fit the quarter grid, place each card with "
         "its rotation, build the land through the catalog and score it. Cells it cannot "
         "read are listed (exit status 3), never guessed: answer them, and say which nests "
-        "hold an egg token, with --patch (docs/scan.md).",
+        "hold an egg token, with --patch (docs/scan.md). Several photos of one land (from "
+        "other angles, the hand moved) are merged: a cell one photo cannot see is read "
+        "from another, and a cell two photos show differently is asked.",
     )
-    scan.add_argument("photo", metavar="PHOTO", help="a photo of one land, from above")
+    scan.add_argument(
+        "photo",
+        metavar="PHOTO",
+        nargs="+",
+        help="a photo of one land, from above; more photos of the same land are merged",
+    )
     scan.add_argument("--catalog", required=True, metavar="CATALOG", help="the card catalog")
     scan.add_argument(
         "--patch",
@@ -157,7 +164,8 @@ def _register_photo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     scan.add_argument(
         "--annotated",
         metavar="IMAGE",
-        help="where to save what the scan saw (default: PHOTO-scan.jpg beside the photo)",
+        help="where to save what the scan saw (default: PHOTO-scan.jpg beside the photo; "
+        "with several photos, a folder to save each PHOTO-scan.jpg in)",
     )
     scan.add_argument("--no-annotated", action="store_true", help="do not save the annotated image")
     scan.add_argument(
@@ -468,39 +476,100 @@ def read_patch(values: list[str] | None) -> Patch:
 
 def run_scan(args: argparse.Namespace) -> int:
     require_scan()
-    from companion.scan.grid import ReadOptions
     from companion.scan.land import build
-    from companion.scan.reader import read_photo
-    from companion.scan.report import scan_dict, scan_lines
 
     catalog = read_catalog(args.catalog)
     patch = read_patch(args.patch)
-    image = _read_image(args.photo)
+    if len(args.photo) > 1:
+        return _run_merged_scan(args, catalog, patch)
+    from companion.scan.grid import ReadOptions
+    from companion.scan.reader import read_photo
+    from companion.scan.report import scan_dict, scan_lines
+
+    photo = args.photo[0]
+    image = _read_image(photo)
     reading = read_photo(image, catalog, ReadOptions(infer=not args.no_infer))
     built = build(catalog, reading.cells, reading.cards, reading.unread, patch)
-    annotated = None if args.no_annotated else _save_annotated(image, reading, args)
-    if args.out and built.complete and built.land is not None:
-        from companion.files import write_atomic
-        from companion.games.dino_formats import land_to_dict
-
-        write_atomic(args.out, dump_json(land_to_dict(built.land)) + "\n", "no land was written")
+    annotated = None
+    if not args.no_annotated:
+        annotated = _save_annotated(image, reading, args.annotated, _beside(photo))
+    _write_land(args.out, built)
     if args.json:
-        print(dump_json(scan_dict(args.photo, reading, built, annotated)))
+        print(dump_json(scan_dict(photo, reading, built, annotated)))
     else:
-        for line in scan_lines(args.photo, args.catalog, reading, built, annotated, args.out):
+        for line in scan_lines(photo, args.catalog, reading, built, annotated, args.out):
             print(line)
     return 0 if built.complete else EXIT_ASK
 
 
-def _save_annotated(image: Any, reading: Reading, args: argparse.Namespace) -> str | None:
+def _run_merged_scan(args: argparse.Namespace, catalog: Catalog, patch: Patch) -> int:
+    """Several photos of one land: each read, registered and merged cell by cell
+    (:mod:`companion.scan.merge`); one annotated image per photo."""
+    from companion.scan.grid import ReadOptions
+    from companion.scan.land import build
+    from companion.scan.merge import merge
+    from companion.scan.reader import read_photo
+    from companion.scan.report import merged_dict, merged_lines
+
+    photos: list[str] = args.photo
+    folder = None
+    if args.annotated is not None and not args.no_annotated:
+        folder = Path(args.annotated)
+        if not folder.is_dir():
+            raise InputError(
+                "--annotated", "with several photos, name a folder to save each image in"
+            )
+    images = [_read_image(photo) for photo in photos]
+    options = ReadOptions(infer=not args.no_infer)
+    readings = [read_photo(image, catalog, options) for image in images]
+    merged = merge(catalog, readings, photos)
+    built = build(catalog, merged.cells, merged.cards, merged.unread, patch)
+    annotated: list[str | None] = [None] * len(photos)
+    if not args.no_annotated:
+        targets = _annotated_paths(photos, folder)
+        for k, (image, view) in enumerate(zip(images, merged.views, strict=True)):
+            named = None if folder is None else str(targets[k])
+            annotated[k] = _save_annotated(image, view, named, targets[k])
+    _write_land(args.out, built)
+    if args.json:
+        print(dump_json(merged_dict(photos, merged, built, annotated)))
+    else:
+        for line in merged_lines(photos, args.catalog, merged, built, annotated, args.out):
+            print(line)
+    return 0 if built.complete else EXIT_ASK
+
+
+def _annotated_paths(photos: list[str], folder: Path | None) -> list[Path]:
+    """PHOTO-scan.jpg beside each photo, or in ``folder`` (numbered when two photos
+    have one name)."""
+    paths: list[Path] = []
+    for k, photo in enumerate(photos):
+        path = _beside(photo)
+        if folder is not None:
+            path = folder / path.name
+        if path in paths:
+            path = path.with_name(f"{Path(photo).stem}-{k + 1}-scan.jpg")
+        paths.append(path)
+    return paths
+
+
+def _write_land(out: str | None, built: Built) -> None:
+    """``--out``: the land JSON, only when nothing is left to ask."""
+    if out and built.complete and built.land is not None:
+        from companion.files import write_atomic
+        from companion.games.dino_formats import land_to_dict
+
+        write_atomic(out, dump_json(land_to_dict(built.land)) + "\n", "no land was written")
+
+
+def _save_annotated(image: Any, reading: Reading, named: str | None, default: Path) -> str | None:
     """Save what the scan saw; the path written, or None when the default place failed
     (a place the user named that cannot be written is an error)."""
     import cv2
 
     from companion.scan.annotate import annotate
 
-    default = args.annotated is None
-    target = Path(args.annotated or _beside(args.photo))
+    target = Path(named) if named is not None else default
     picture = annotate(image, reading)
     ok = False
     try:
@@ -509,7 +578,7 @@ def _save_annotated(image: Any, reading: Reading, args: argparse.Namespace) -> s
         ok = False
     if ok:
         return str(target)
-    if default:
+    if named is None:
         print(f"companion: could not save the annotated image to {target}", file=sys.stderr)
         return None
     raise InputError("", "could not write the annotated image here", str(target))

@@ -38,6 +38,12 @@ def register_bench(bench: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default="realistic",
         help="what lies over the lands: realistic (default) or classic (tokens, fingers, pens)",
     )
+    scan.add_argument(
+        "--views",
+        type=int,
+        default=1,
+        help="photos of each land, merged as dino scan merges them (1: no merging)",
+    )
     scan.add_argument("--json", action="store_true", help="one JSON object")
     scan.set_defaults(handler=run_bench_scan)
 
@@ -52,6 +58,14 @@ def run_bench_scan(args: argparse.Namespace) -> int:
         raise InputError("--photos", "must be at least 1")
     if not 0.5 <= args.megapixels <= 50:
         raise InputError("--megapixels", "must be between 0.5 and 50")
+    if not 1 <= args.views <= 4:
+        raise InputError("--views", "must be between 1 and 4")
+    if args.views > 1:
+        from companion.scan.bench_views import bench_views, views_lines
+
+        found = bench_views(args.photos, args.seed, args.megapixels, args.views, args.mix)
+        print(dump_json(found) if args.json else "\n".join(views_lines(found)))
+        return 0
     report = bench_scan(args.photos, args.seed, args.megapixels, mix=args.mix)
     if args.json:
         print(dump_json(report))

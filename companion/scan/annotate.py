@@ -40,6 +40,7 @@ SHORT = {
     Trouble.OUTSIDE: "outside",
     Trouble.STICKER: "covered",
     Trouble.COVERED: "card here?",
+    Trouble.PHOTOS_DISAGREE: "photos?",
 }
 
 

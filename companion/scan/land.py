@@ -52,6 +52,7 @@ class Trouble(StrEnum):
     OUTSIDE = "outside"  # the card reaches out of the photo
     STICKER = "sticker"  # a sticker is there, too covered to tell which marker
     COVERED = "covered"  # no marker explains it, and it is not bare table: a card may lie here
+    PHOTOS_DISAGREE = "photos_disagree"  # two photos of the land show it differently
 
 
 TROUBLE_WORDS = {
@@ -64,6 +65,7 @@ TROUBLE_WORDS = {
     Trouble.OUTSIDE: "outside the photo",
     Trouble.STICKER: "a sticker is there, too covered to tell which",
     Trouble.COVERED: "something covers it: what card is there, if any?",
+    Trouble.PHOTOS_DISAGREE: "the photos disagree on what shows here",
 }
 
 

@@ -694,3 +694,20 @@ def random_photo(
     catalog = catalog or random_catalog(rng)
     placements = random_placements(rng, catalog, rng.randint(*cards))
     return render(rng, catalog, placements, size, style)
+
+
+def photograph_again(
+    photo: Photo,
+    rng: random.Random,
+    size: tuple[int, int] | None = None,
+    style: Style | None = None,
+) -> Photo:
+    """The same land (same catalog and placements) photographed again: another camera,
+    light and things lying over it, all from ``rng``, for the merging of several photos.
+
+    The cards' art and the stickers' small offsets are drawn afresh too (they come from
+    the same random stream as the camera); the markers, what the scan reads, are the
+    same stickers on the same quarters.
+    """
+    height, width = photo.image.shape[:2]
+    return render(rng, photo.catalog, photo.placements, size or (width, height), style)
