@@ -480,3 +480,17 @@ def test_bench_scan_with_two_views_merges_them(capsys: pytest.CaptureFixture[str
     assert code == 0 and "answered by the other photos" in out
     code, out, err = run(capsys, "bench", "scan", "--views", "9")
     assert code == 2 and "--views: must be between 1 and 4" in err
+
+
+def test_a_scanned_land_is_recorded_under_player_once_complete(
+    two_photos: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, private_history: Path
+) -> None:
+    monkeypatch.chdir(two_photos)
+    argv = ("dino", "scan", "--catalog", "catalog.json", "--no-annotated", "--player", "ann")
+    asked = run_cli(*argv[:2], "a.jpg", *argv[2:])
+    assert asked.status == dino_cmd.EXIT_ASK and not private_history.exists()  # not the land yet
+    done = run_cli(*argv[:2], "a.jpg", "b.jpg", *argv[2:], "--patch", "no eggs")
+    assert (done.status, done.err) == (0, "")
+    score = next(line for line in done.out.splitlines() if line.startswith("Score: "))
+    listed = run_cli("history", "list").out.split()
+    assert listed[2:4] == ["Chomp", "ann"] and listed[4] == score.split()[-1]

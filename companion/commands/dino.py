@@ -174,6 +174,7 @@ def _register_photo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="ask for every cell whose marker is hidden, even where no other card can lie",
     )
     scan.add_argument("--json", action="store_true", help="print one JSON object")
+    add_player_option(scan)
     scan.set_defaults(handler=run_scan)
 
 
@@ -478,6 +479,7 @@ def run_scan(args: argparse.Namespace) -> int:
     require_scan()
     from companion.scan.land import build
 
+    player_given(args)
     catalog = read_catalog(args.catalog)
     patch = read_patch(args.patch)
     if len(args.photo) > 1:
@@ -499,7 +501,7 @@ def run_scan(args: argparse.Namespace) -> int:
     else:
         for line in scan_lines(photo, args.catalog, reading, built, annotated, args.out):
             print(line)
-    return 0 if built.complete else EXIT_ASK
+    return _finished(args, built, photo)
 
 
 def _run_merged_scan(args: argparse.Namespace, catalog: Catalog, patch: Patch) -> int:
@@ -536,7 +538,16 @@ def _run_merged_scan(args: argparse.Namespace, catalog: Catalog, patch: Patch) -
     else:
         for line in merged_lines(photos, args.catalog, merged, built, annotated, args.out):
             print(line)
-    return 0 if built.complete else EXIT_ASK
+    return _finished(args, built, ", ".join(photos))
+
+
+def _finished(args: argparse.Namespace, built: Built, source: str) -> int:
+    """The exit status; a complete land is recorded under ``--player`` (a land with
+    questions left is not the land yet)."""
+    if not built.complete or built.land is None:
+        return EXIT_ASK
+    remember_land(args, built.land, source)
+    return 0
 
 
 def _annotated_paths(photos: list[str], folder: Path | None) -> list[Path]:
