@@ -57,6 +57,7 @@ from companion.scan.grid import (
     fit_grid,
     gray_of,
     grid_points,
+    search,
 )
 from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
@@ -173,7 +174,7 @@ def _find_markers(gray: Image, book: MarkerBook, options: ReadOptions) -> list[M
     """ArUco on the reduced copy; on the photo itself when the copy lost small markers."""
     height, width = gray.shape[:2]
     longest = max(width, height)
-    markers = detect(gray, book, options.detect_px)
+    markers, outlines = search(gray, book, options.detect_px)
     shrink = options.detect_px / longest
     if shrink < 1 and (
         len(markers) < 4 or float(np.median([m.side for m in markers])) * shrink < 30
@@ -190,7 +191,9 @@ def _find_markers(gray: Image, book: MarkerBook, options: ReadOptions) -> list[M
             x1 = min(width, int(np.ceil(pts[:, 0].max() + reach)))
             y1 = min(height, int(np.ceil(pts[:, 1].max() + reach)))
         crop = np.ascontiguousarray(gray[y0:y1, x0:x1])
-        whole = detect(crop, book, max(crop.shape[:2]))
+        # On a busy cloth, only where the copy saw square outlines (bits read here).
+        near = None if outlines is None else outlines - np.array([x0, y0], np.float64)
+        whole = detect(crop, book, max(crop.shape[:2]), near=near)
         for m in whole:
             m.corners = m.corners + np.array([x0, y0], np.float64)
         if len(whole) > len(markers):
