@@ -2,8 +2,9 @@
 cloth are set aside before ArUco decodes them, and nothing ArUco could read is lost.
 
 No test here is timed (the times are ``companion bench scan``'s): each checks that the
-search with the cloth set aside finds the very markers, with the very corners, that
-ArUco finds in the whole photo, and that a gingham photo is still read right.
+search with the cloth set aside finds the very markers ArUco finds in the whole photo
+(with the same corners), and that a gingham photo is still read
+right.
 """
 
 from __future__ import annotations
@@ -30,13 +31,19 @@ SIZE = (1600, 1200)
 GINGHAM = Style(cloths=("gingham",), occluders=(0,), blur_max=0.8, margin_cells=1.0)
 
 
-def _markers(
-    photo: Photo, detect_px: int = 2000
-) -> tuple[list[tuple[int, tuple[float, ...]]], bool]:
+Found = dict[int, Matrix]
+
+
+def _markers(photo: Photo, detect_px: int = 2000) -> tuple[Found, bool]:
     gray = gray_of(photo.image)
     found, outlines = search(gray, MarkerBook.of(photo.catalog), detect_px)
-    marks = sorted((m.marker_id, tuple(np.round(m.corners.ravel(), 3))) for m in found)
-    return marks, outlines is not None
+    assert len({m.marker_id for m in found}) == len(found)
+    return {m.marker_id: m.corners for m in found}, outlines is not None
+
+
+def _same(one: Found, other: Found) -> bool:
+    """The same markers with the same corners."""
+    return one.keys() == other.keys() and all(np.array_equal(one[k], other[k]) for k in one)
 
 
 def _read_markers(photo: Photo, options: ReadOptions) -> list[tuple[int, str]]:
@@ -59,7 +66,7 @@ def test_a_gingham_cloth_is_set_aside_and_the_same_markers_found(
     monkeypatch.setattr(grid, "BUSY_OUTLINES", 10**9)  # ArUco over the whole photo
     whole, busy_now = _markers(photo)
     assert not busy_now
-    assert filtered == whole
+    assert _same(filtered, whole)
     assert len(filtered) >= 8
 
 
@@ -114,16 +121,23 @@ def _on_cloth(patch: Image, side: int, tone: int) -> tuple[Image, Matrix]:
     return image, quad[None]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     marker_id=st.integers(0, 143),
     side=st.integers(20, 64),
     turns=st.integers(0, 3),
     tone=st.integers(60, 200),
+    blur=st.floats(0.0, 1.0),
 )
-def test_every_marker_looks_like_one(marker_id: int, side: int, turns: int, tone: int) -> None:
+def test_every_marker_looks_like_one(
+    marker_id: int, side: int, turns: int, tone: int, blur: float
+) -> None:
+    """At any size the copy shows (20 pixels a side and up), on any table, softened as
+    a lens and a reduced copy soften it."""
     patch = np.rot90(marker_image(marker_id, side), turns)
     image, quad = _on_cloth(patch, side, tone)
+    if blur > 0.1:
+        image = cv2.GaussianBlur(image, (0, 0), blur)
     assert grid._marker_like(image, quad).tolist() == [True]
 
 
