@@ -147,3 +147,19 @@ def test_a_flat_check_does_not_look_like_a_marker(side: int, dark: int, tone: in
     patch = np.full((side, side), dark, np.uint8)
     image, quad = _on_cloth(patch, side, tone)
     assert grid._marker_like(image, quad).tolist() == [False]
+
+
+def test_outlines_outside_a_part_of_the_photo_leave_it_flat() -> None:
+    """At full resolution the part searched is the land's: the copy's outlines beyond it
+    (negative or past its size) open nothing of it."""
+    part = np.random.default_rng(5).integers(0, 255, (300, 400), dtype=np.uint8)
+    marker = marker_image(7, 40)
+    image, quad = _on_cloth(marker, 40, 120)
+    left = quad - [100.0, 0.0]  # just off the left edge: a slice to -10 would open a strip
+    below = quad + [0.0, 900.0]
+    flat = grid._only_near(part, np.concatenate([left, below]))
+    assert (flat == 128).all()
+    part[: image.shape[0], : image.shape[1]] = image
+    opened = grid._only_near(part, np.concatenate([left, quad, below]))
+    assert not (opened == 128).all()
+    assert (opened[image.shape[0] + 40 :, :] == 128).all()

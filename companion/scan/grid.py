@@ -247,9 +247,12 @@ def _only_near(gray: Image, outlines: Matrix) -> Image:
     """A flat copy of ``gray`` holding only the outlines that may be markers, with room
     round each for ArUco's threshold windows and the marker's margin."""
     out = np.full_like(gray, 128)
+    height, width = gray.shape[:2]
+    # Only outlines that lie in ``gray`` (at full resolution it is a part of the photo).
+    low, high = outlines.min(axis=1), outlines.max(axis=1)
+    outlines = outlines[(low >= 0).all(axis=1) & (high < [width, height]).all(axis=1)]
     if not len(outlines):
         return out
-    height, width = gray.shape[:2]
     for quad in outlines[_marker_like(gray, outlines)]:
         room = 24 + float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))) / 4
         x0, y0 = np.floor(quad.min(axis=0) - room).astype(int).clip(0)
