@@ -1,7 +1,8 @@
 """A photo's markers and the quarter grid they lie on (steps 1 and 2 of
 :mod:`companion.scan.reader`).
 
-ArUco finds the catalog's markers on a reduced copy of the photo; the grid grows from the
+ArUco finds the catalog's markers on a reduced copy of the photo (on a busy cloth only
+round the square outlines that may be markers, see :func:`search`); the grid grows from the
 marker with the most neighbours at the quarter pitch, refitting the homography from grid
 to image on every marker placed, and is then turned so that its rows run across the photo.
 """

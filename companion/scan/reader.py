@@ -1,7 +1,10 @@
 """Reading a photo of a Chomp land: markers, the quarter grid, the cards, the cells.
 
 1. **Markers.** ArUco finds the catalog's markers on a copy of the photo at most
-   ``detect_px`` wide (12 MP photos need no more: a marker there is still 30+ pixels).
+   ``detect_px`` wide (12 MP photos need no more: a marker there is still 30+ pixels);
+   on a busy cloth only round the square outlines that may be markers, and where the
+   copy's markers are small, again at full resolution round the copy's outlines
+   (:func:`companion.scan.grid.search`).
 2. **Grid.** Each marker's four corners give its own frame; the distance to its nearest
    neighbour along an axis, in marker widths, is the quarter pitch.  From the marker with
    the most neighbours at that pitch the grid grows: the homography from grid to image is
