@@ -1,7 +1,8 @@
 """A photo's markers and the quarter grid they lie on (steps 1 and 2 of
 :mod:`companion.scan.reader`).
 
-ArUco finds the catalog's markers on a reduced copy of the photo; the grid grows from the
+ArUco finds the catalog's markers on a reduced copy of the photo (on a busy cloth only
+round the square outlines that may be markers, see :func:`search`); the grid grows from the
 marker with the most neighbours at the quarter pitch, refitting the homography from grid
 to image on every marker placed, and is then turned so that its rows run across the photo.
 """
@@ -97,12 +98,28 @@ def detect(
     detect_px: int = 2000,
     thorough: bool = False,
     side_px: tuple[float, float] | None = None,
+    near: Matrix | None = None,
 ) -> list[Marker]:
     """The catalog's markers in ``gray``, on a copy at most ``detect_px`` wide.
 
     ``side_px`` bounds the markers' sides (pixels of ``gray``) when they are known: in
-    a small crop, noise makes many tiny outlines that are not worth decoding.
+    a small crop, noise makes many tiny outlines that are not worth decoding.  ``near``
+    (outlines in ``gray``'s pixels, from :func:`search`) says where on a busy photo the
+    markers may be; without it a busy photo's outlines are found here.
     """
+    return search(gray, book, detect_px, thorough, side_px, near)[0]
+
+
+def search(
+    gray: Image,
+    book: MarkerBook,
+    detect_px: int = 2000,
+    thorough: bool = False,
+    side_px: tuple[float, float] | None = None,
+    near: Matrix | None = None,
+) -> tuple[list[Marker], Matrix | None]:
+    """:func:`detect`'s markers, and on a busy photo the square outlines on the copy
+    (in ``gray``'s pixels) that a search at full resolution may take as ``near``."""
     height, width = gray.shape[:2]
     factor = max(width, height) / detect_px
     small = gray
@@ -112,24 +129,137 @@ def detect(
         fx, fy = width / size[0], height / size[1]
     else:
         fx = fy = 1.0
+    scale = np.array([fx, fy])
     parameters = _parameters(thorough)
     if side_px is not None:
         longest = max(width, height)
         parameters.minMarkerPerimeterRate = 4 * side_px[0] / longest
         parameters.maxMarkerPerimeterRate = 4 * side_px[1] / longest
+    outlines = None
+    if near is not None:
+        outlines = (near + 0.5) / scale - 0.5
+    else:
+        outlines = _busy_outlines(small, parameters)
+    if outlines is not None:
+        small = _only_near(small, outlines)
     detector = cv2.aruco.ArucoDetector(book.dictionary(), parameters)
     corners, ids, _ = detector.detectMarkers(small)
+    seen = None if outlines is None else (outlines + 0.5) * scale - 0.5
     found: list[Marker] = []
     if ids is None:
-        return found
-    scale = np.array([fx, fy])
+        return found, seen
     for quad, marker_id in zip(corners, ids.ravel().tolist(), strict=True):
         names = book.lookup(int(marker_id))
         if names is None:
             continue
         pts = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) * scale - 0.5
         found.append(Marker(int(marker_id), names[0], names[1], pts))
-    return found
+    return found, seen
+
+
+# A busy cloth (gingham) makes thousands of square outlines, and ArUco tries each against
+# every code of the catalog: seconds a photo.  Outlines are found here as ArUco finds them
+# (the same thresholds and shape tests); those whose inside is one flat tone (a check of
+# the cloth) or that show no dark border inside a lighter margin are set aside, and ArUco
+# then searches a copy in which only the rest, with room round each for its threshold
+# windows, is left: the markers it finds there are the ones it finds in the whole copy,
+# with the same corners.  At full resolution the copy's outlines, scaled, say where.
+BUSY_OUTLINES = 400  # square outlines on one threshold pass above which a photo is busy
+_SAMPLES = (np.arange(BITS + 2) - 0.5) / BITS  # a marker's cells and its margin, across
+
+
+def _outlines(gray: Image, parameters: Any, windows: Sequence[int]) -> Matrix:
+    """The convex four-cornered outlines ArUco would take as candidates, N x 4 x 2."""
+    longest = max(gray.shape[:2])
+    shortest = parameters.minMarkerPerimeterRate * longest
+    longest_allowed = parameters.maxMarkerPerimeterRate * longest
+    rate = parameters.polygonalApproxAccuracyRate
+    quads = []
+    for window in windows:
+        binary = cv2.adaptiveThreshold(
+            gray,
+            255,
+            cv2.ADAPTIVE_THRESH_MEAN_C,
+            cv2.THRESH_BINARY_INV,
+            window | 1,
+            parameters.adaptiveThreshConstant,
+        )
+        contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        lengths = np.fromiter(map(len, contours), np.int64, len(contours))
+        for index in np.flatnonzero((lengths >= shortest) & (lengths <= longest_allowed)).tolist():
+            contour = contours[index]
+            corners = cv2.approxPolyDP(contour, len(contour) * rate, True)
+            if len(corners) == 4 and cv2.isContourConvex(corners):
+                quads.append(corners.reshape(4, 2))
+    return np.asarray(quads, np.float64).reshape(-1, 4, 2)
+
+
+def _busy_outlines(gray: Image, parameters: Any) -> Matrix | None:
+    """Every outline ArUco would try on a busy photo (one outline per spot); None when
+    the photo is not busy, where ArUco is quick on its own."""
+    first = parameters.adaptiveThreshWinSizeMin
+    windows = list(range(first, parameters.adaptiveThreshWinSizeMax + 1))
+    windows = windows[:: parameters.adaptiveThreshWinSizeStep]
+    probe = windows[len(windows) // 2]
+    quads = _outlines(gray, parameters, [probe])
+    if len(quads) <= BUSY_OUTLINES:
+        return None
+    quads = np.concatenate([quads, _outlines(gray, parameters, [w for w in windows if w != probe])])
+    # The same square found on several passes: one of it is enough to say where.
+    key = np.rint(np.hstack([quads.mean(axis=1), quads[:, 0]]) / 2).astype(np.int64)
+    _, first_of = np.unique(key, axis=0, return_index=True)
+    return quads[np.sort(first_of)]
+
+
+def _marker_like(gray: Image, quads: Matrix) -> npt.NDArray[np.bool_]:
+    """Which outlines may hold a marker: a dark border in a lighter margin, and both
+    light and dark cells inside (every code has at least 10 of each of its 36 bits).
+
+    Far more lenient than ArUco's own test (a border half dark, three cells of each
+    tone), so that no outline ArUco could read is set aside."""
+    u = _SAMPLES[None, :, None]
+    v = _SAMPLES[:, None, None]
+    p0, p1, p2, p3 = (quads[:, k][:, None, None, :] for k in range(4))
+    points = (1 - u) * (1 - v) * p0 + u * (1 - v) * p1 + u * v * p2 + (1 - u) * v * p3
+    height, width = gray.shape[:2]
+    xs = np.clip(np.rint(points[..., 0]).astype(np.int64), 0, width - 1)
+    ys = np.clip(np.rint(points[..., 1]).astype(np.int64), 0, height - 1)
+    cells = gray[ys, xs].astype(np.float32)  # N x 10 x 10: a pixel at each cell centre
+    n = len(quads)
+    data = cells[:, 2:-2, 2:-2].reshape(n, -1)
+    border = np.concatenate(
+        [cells[:, 1, 1:-1], cells[:, -2, 1:-1], cells[:, 2:-2, 1], cells[:, 2:-2, -2]], axis=1
+    )
+    margin = np.concatenate(
+        [cells[:, 0, :], cells[:, -1, :], cells[:, 1:-1, 0], cells[:, 1:-1, -1]], axis=1
+    )
+    dark, light = np.median(border, axis=1), np.median(margin, axis=1)
+    middle = ((dark + light) / 2)[:, None]
+    return np.asarray(
+        (light - dark >= 10)
+        & (np.count_nonzero(border < middle, axis=1) >= border.shape[1] / 2)
+        & (np.count_nonzero(data > middle, axis=1) >= 3)
+        & (np.count_nonzero(data < middle, axis=1) >= 3),
+        np.bool_,
+    )
+
+
+def _only_near(gray: Image, outlines: Matrix) -> Image:
+    """A flat copy of ``gray`` holding only the outlines that may be markers, with room
+    round each for ArUco's threshold windows and the marker's margin."""
+    out = np.full_like(gray, 128)
+    height, width = gray.shape[:2]
+    # Only outlines that lie in ``gray`` (at full resolution it is a part of the photo).
+    low, high = outlines.min(axis=1), outlines.max(axis=1)
+    outlines = outlines[(low >= 0).all(axis=1) & (high < [width, height]).all(axis=1)]
+    if not len(outlines):
+        return out
+    for quad in outlines[_marker_like(gray, outlines)]:
+        room = 24 + float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))) / 4
+        x0, y0 = np.floor(quad.min(axis=0) - room).astype(int).clip(0)
+        x1, y1 = np.ceil(quad.max(axis=0) + room).astype(int)
+        out[y0:y1, x0:x1] = gray[y0:y1, x0:x1]
+    return out
 
 
 # --------------------------------------------------------------------------------------

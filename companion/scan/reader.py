@@ -1,7 +1,10 @@
 """Reading a photo of a Chomp land: markers, the quarter grid, the cards, the cells.
 
 1. **Markers.** ArUco finds the catalog's markers on a copy of the photo at most
-   ``detect_px`` wide (12 MP photos need no more: a marker there is still 30+ pixels).
+   ``detect_px`` wide (12 MP photos need no more: a marker there is still 30+ pixels);
+   on a busy cloth only round the square outlines that may be markers, and where the
+   copy's markers are small, again at full resolution round the copy's outlines
+   (:func:`companion.scan.grid.search`).
 2. **Grid.** Each marker's four corners give its own frame; the distance to its nearest
    neighbour along an axis, in marker widths, is the quarter pitch.  From the marker with
    the most neighbours at that pitch the grid grows: the homography from grid to image is
@@ -57,6 +60,7 @@ from companion.scan.grid import (
     fit_grid,
     gray_of,
     grid_points,
+    search,
 )
 from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
@@ -173,7 +177,7 @@ def _find_markers(gray: Image, book: MarkerBook, options: ReadOptions) -> list[M
     """ArUco on the reduced copy; on the photo itself when the copy lost small markers."""
     height, width = gray.shape[:2]
     longest = max(width, height)
-    markers = detect(gray, book, options.detect_px)
+    markers, outlines = search(gray, book, options.detect_px)
     shrink = options.detect_px / longest
     if shrink < 1 and (
         len(markers) < 4 or float(np.median([m.side for m in markers])) * shrink < 30
@@ -190,7 +194,9 @@ def _find_markers(gray: Image, book: MarkerBook, options: ReadOptions) -> list[M
             x1 = min(width, int(np.ceil(pts[:, 0].max() + reach)))
             y1 = min(height, int(np.ceil(pts[:, 1].max() + reach)))
         crop = np.ascontiguousarray(gray[y0:y1, x0:x1])
-        whole = detect(crop, book, max(crop.shape[:2]))
+        # On a busy cloth, only where the copy saw square outlines (bits read here).
+        near = None if outlines is None else outlines - np.array([x0, y0], np.float64)
+        whole = detect(crop, book, max(crop.shape[:2]), near=near)
         for m in whole:
             m.corners = m.corners + np.array([x0, y0], np.float64)
         if len(whole) > len(markers):
