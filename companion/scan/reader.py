@@ -62,12 +62,12 @@ from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
 from companion.scan.outline import unexplained
 from companion.scan.verify import (
-    CLEAR_SHARE,
     DATA_MASK,
     RING,
     all_codes,
     alternatives,
     codes_as_seen,
+    could_pass,
     occluded,
     predicted_corners,
     read_hidden_card,
@@ -142,13 +142,11 @@ def _open_read(
         bits = sampled[0]
         if rotation == 0 and not looks_like_sticker(bits):
             return False
-        # verify() hides at least every bit a marker misses and keeps 40% of the data
-        # bits clear, so a marker missing more clear bits than that leaves cannot pass.
         data = bits[DATA_MASK]
         clear = data >= 0
         misses = np.count_nonzero((codes[:, 0].reshape(len(codes), -1) != data) & clear, axis=1)
-        room = np.count_nonzero(clear) - CLEAR_SHARE * data.size
-        for marker_id in np.flatnonzero(misses <= room).tolist():
+        possible = could_pass(misses, int(np.count_nonzero(clear)), data.size)
+        for marker_id in np.flatnonzero(possible).tolist():
             if verify(bits, marker_id, codes, margin):
                 passed.append((marker_id, rotation))
     if len(passed) == 1:
@@ -221,6 +219,7 @@ class _Looking:
         self.looked: set[Cell] = set()
         self.verified: set[tuple[Cell, str, int]] = set()
         self.probed: set[Cell] = set()
+        self.covered: tuple[set[Cell], dict[Cell, Unread]] = (set(), {})
         self.assemble()
 
     def assemble(self) -> None:
@@ -300,12 +299,31 @@ class _Looking:
             return True
         return False
 
+    def known(self) -> set[Cell]:
+        """The land so far: cells read or asked for, and every cell a placed card covers."""
+        known = set(self.state.cells) | set(self.state.unread)
+        for place in self.state.cards.values():
+            known.update(place.footprint())
+        return known
+
     def probe_around(self) -> bool:
         """Cells beside the land that no card is known to cover: a sticker there?"""
-        found = False
         known = set(self.state.cells) | set(self.state.unread)
         around = {(x + dx, y + dy) for x, y in known for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
-        for cell in sorted(around - known - self.probed):
+        return self.probe(sorted(around - known))
+
+    def probe_covered(self) -> bool:
+        """Cells within two of the land that something covers (step 6): a card whose
+        quarters beside the land are hidden (a phone, a hand) may show a sticker there."""
+        known = self.known()
+        self.covered = (known, unexplained(self.image, self.fit.h, known))
+        return self.probe(sorted(set(self.covered[1]) - known))
+
+    def probe(self, cells: list[Cell]) -> bool:
+        found = False
+        for cell in cells:
+            if cell in self.probed:
+                continue
             self.probed.add(cell)
             if not _inside(self.fit, cell, self.size):
                 continue
@@ -353,16 +371,15 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
         return Reading(size, markers, {}, {}, {}, {}, {}, None, 0.0, ["no markers found"])
     look = _Looking(image, gray, catalog, book, markers, fit, options)
     for _ in range(8):
-        if not look.round():
+        if not look.round() and not (options.outline and options.verify and look.probe_covered()):
             break
         look.assemble()
     state = look.state
     unread = dict(state.unread)
     if options.outline:
-        known = set(state.cells) | set(unread)
-        for place in state.cards.values():
-            known.update(place.footprint())
-        for cell, why in unexplained(image, fit.h, known).items():
+        known = look.known()
+        covered = look.covered[1] if look.covered[0] == known else unexplained(image, fit.h, known)
+        for cell, why in covered.items():
             unread.setdefault(cell, why)
     return _from_origin(
         Reading(

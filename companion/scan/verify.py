@@ -221,6 +221,15 @@ def occluded(
 
 
 CLEAR_SHARE = 0.4  # of the data bits that must stay clear to verify a marker
+MAX_ERRORS = 6  # clear data bits against the marker that error correction may take
+ERROR_MARGIN = 4  # clear bits by which every rival must miss more than the marker does
+
+
+def could_pass(misses: npt.NDArray[np.intp], clear: int, size: int) -> npt.NDArray[np.bool_]:
+    """Which markers missing ``misses`` of ``clear`` clear data bits (of ``size``) may
+    still pass :func:`verify`: the occluder test sets aside at least every missed bit and
+    keeps ``CLEAR_SHARE`` clear; error correction takes up to ``MAX_ERRORS``."""
+    return (misses <= clear - CLEAR_SHARE * size) | (misses <= MAX_ERRORS)
 
 
 def verify(
@@ -232,31 +241,64 @@ def verify(
 ) -> bool:
     """Whether ``bits`` (with the margin, upright as expected) show marker ``expected``.
 
-    What an occluder may hide is set aside (:func:`occluded`).  The rest must show enough
-    clear data bits, a third of the black border, none of them against ``expected``, and
-    every other marker that may lie there (``among``: indices into ``codes`` flattened
-    to (marker, turn); by default every marker of the catalog in every turn) at least
-    ``margin`` clear bits away.
+    Every bit against ``expected`` must be explained by an occluder coming in from
+    outside (:func:`occluded`).  Then either test reads it:
+
+    - *set aside*: what an occluder may hide is left out; the rest must show enough clear
+      data bits, a third of the black border, none of them against ``expected``, and
+      every other marker that may lie there (``among``: indices into ``codes`` flattened
+      to (marker, turn); by default every marker of the catalog in every turn) at least
+      ``margin`` clear bits away;
+    - *error correction* (:func:`corrected`): over every clear data bit, ``expected``
+      misses at most ``MAX_ERRORS`` and every other marker ``ERROR_MARGIN`` more.
     """
     hidden = occluded(bits, codes[expected, 0])
     if hidden is None:
         return False
+    flat = codes.reshape(len(codes) * 4, -1)
+    index = expected * 4  # the expected marker, upright
+    others = np.arange(len(flat)) if among is None else among
+    others = others[others != index]
     data = bits[DATA_MASK]
+    if corrected(data, flat, index, others):
+        return True
     clear = (data >= 0) & ~hidden[DATA_MASK]
     if np.count_nonzero(clear) < CLEAR_SHARE * clear.size:
         return False
     if np.count_nonzero(~hidden[BORDER_MASK]) < BORDER_MASK.sum() / 3:
         return False
-    flat = codes.reshape(len(codes) * 4, -1)
-    index = expected * 4  # the expected marker, upright
     if np.count_nonzero((flat[index] != data) & clear) != 0:  # pragma: no cover
         return False
-    others = np.arange(len(flat)) if among is None else among
-    others = others[others != index]
     if others.size == 0:
         return True
     misses = np.count_nonzero((flat[others] != data) & clear, axis=1)
     return bool(misses.min() >= margin)
+
+
+def corrected(
+    data: npt.NDArray[np.int8],
+    flat: npt.NDArray[np.int8],
+    index: int,
+    others: npt.NDArray[np.intp],
+) -> bool:
+    """ArUco's own error correction over the clear data bits, occluded or not.
+
+    The occluder test throws away every bit in the hull of what an occluder touches,
+    often most of a marker under a pen across it or a soft shadow; here they count.  An
+    occluder may turn bits, so ``expected`` may miss up to ``MAX_ERRORS`` of them, but
+    only if every rival misses ``ERROR_MARGIN`` more: for a rival really lying there, the
+    occluder would have to turn that many more of its bits into ``expected``'s than it
+    turned of ``expected``'s, all looking clear.  Any two codes differ in at least 11 of
+    36 bits, so with no errors a rival must still miss 4 of the bits shown.
+    """
+    clear = data >= 0
+    misses = int(np.count_nonzero((flat[index] != data) & clear))
+    if misses > MAX_ERRORS:
+        return False
+    if others.size == 0:
+        return True
+    rivals = np.count_nonzero((flat[others] != data) & clear, axis=1)
+    return bool(rivals.min() >= misses + ERROR_MARGIN)
 
 
 Option = tuple[str, int, int]  # a card, its quarter on the cell, the card's rotation
@@ -331,9 +373,9 @@ def read_hidden_card(
         marker_id = book.marker_id(card, quarter)
         data = bits[DATA_MASK]
         clear = data >= 0
-        misses = int(np.count_nonzero((codes[marker_id, 0].ravel() != data) & clear))
-        if misses > np.count_nonzero(clear) - CLEAR_SHARE * data.size:
-            continue  # cannot pass: see _open_read
+        misses = np.count_nonzero((codes[marker_id, 0].ravel() != data) & clear)
+        if not could_pass(np.array([misses]), int(np.count_nonzero(clear)), data.size)[0]:
+            continue
         among = codes_as_seen(book, [o for o in everything if o != option], rotation)
         if verify(bits, marker_id, codes, margin, among):
             passed.append(option)
