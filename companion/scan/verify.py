@@ -161,9 +161,45 @@ def sample_bits(
     bits = np.full((RING, RING), -1, np.int8)
     bits[v < black + 0.33 * contrast] = 0
     bits[v > black + 0.67 * contrast] = 1
-    bits[(spread > 0.2 * contrast) | (c > clear_colour)] = -1
+    plain = (spread <= 0.2 * contrast) & (c <= clear_colour)
+    bits[~plain] = -1
+    bits[DATA_MASK & ~_locally_clear(v, bits, plain, contrast)] = -1
     info = {"contrast": contrast, "shift_x": float(shift[0, 0]), "shift_y": float(shift[0, 1])}
     return bits, info
+
+
+_YX = np.indices((RING, RING)).reshape(2, -1).T.astype(np.float64)
+_NEAR = np.linalg.norm(_YX[:, None, :] - _YX[None, :, :], axis=2)
+_WEIGHT = 1.0 / np.maximum(_NEAR, 0.5) ** 3  # the nearest bits of the ring count most
+LOCAL_CONTRAST = 0.5  # of the marker's contrast that must show around a bit
+
+
+def _locally_clear(
+    v: Matrix, bits: npt.NDArray[np.int8], plain: npt.NDArray[np.bool_], contrast: float
+) -> npt.NDArray[np.bool_]:
+    """Bits whose reading the black and white *beside them* confirm.
+
+    Glare adds light: black bits under it read as white against the marker's own levels,
+    and the black border beside them is washed out too.  So each bit is also read against
+    the levels of the border (black) and the margin (white) nearest to it, and a bit is
+    clear only if both readings agree and the local contrast is at least half the
+    marker's: otherwise it is unknown, never a wrong bit.  Only ever takes bits away.
+    """
+    weights = _WEIGHT.reshape(RING * RING, RING, RING)
+
+    def level(ring: npt.NDArray[np.bool_]) -> Matrix:
+        use = (ring & plain).ravel()
+        if not use.any():
+            return np.full((RING, RING), np.nan)
+        w = weights.reshape(RING * RING, -1)[:, use]
+        return np.asarray((w @ v.ravel()[use]) / w.sum(axis=1), np.float64).reshape(RING, RING)
+
+    low, high = level(BORDER_MASK), level(OUTER_MASK)
+    local = high - low
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (v - low) / local
+        agree = np.where(bits == 1, t > 0.67, np.where(bits == 0, t < 0.33, False))
+        return np.asarray(agree & (local >= LOCAL_CONTRAST * contrast), np.bool_)
 
 
 def all_codes(count: int) -> npt.NDArray[np.int8]:
