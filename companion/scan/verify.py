@@ -233,9 +233,12 @@ def occluded(
     hidden = np.zeros((RING, RING), np.bool_)
     if not off.any():
         return hidden
-    # Groups may skip one matching bit: a dark token over the black border hides there.
-    near_off = cv2.dilate(off.astype(np.uint8), np.ones((3, 3), np.uint8))
-    count, labels = cv2.connectedComponents(near_off, connectivity=8)
+    # Clear bits against the marker join across one matching bit (a dark token over the
+    # black border hides there); unclear bits join only when they touch, so the blur of
+    # a few bits inside the marker does not reach the label's blur below it.
+    wrong = (off & (bits >= 0)).astype(np.uint8)
+    link = cv2.dilate(wrong, np.ones((3, 3), np.uint8)) | (bits < 0).astype(np.uint8)
+    count, labels = cv2.connectedComponents(link, connectivity=8)
     for label in range(1, count):
         group = (labels == label) & off
         if not (group & ~DATA_MASK).any():
@@ -243,29 +246,64 @@ def occluded(
                 return None  # a clear bit against the marker, and no occluder to blame
             hidden |= group  # only unclear bits: they say nothing either way
             continue
-        pts = _CENTRES[group.ravel()]
-        if len(pts) >= 3:
-            hull = cv2.convexHull(pts.reshape(-1, 1, 2))
-            near = np.array(
-                [cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in _CENTRES]
-            )
-        else:
-            gaps = np.linalg.norm(_CENTRES[:, None, :] - pts[None, :, :], axis=2)
-            near = -np.min(gaps, axis=1)
-        hidden |= (near >= -GROW).reshape(RING, RING)
+        region = _cover(group)
+        made = np.unique(bits[group & (bits >= 0)])
+        if made.size == 1 and np.count_nonzero(group & (bits >= 0)) >= 2:
+            # An occluder that turns bits one way (glare white, a phone black) cannot
+            # show the other: a clear bit of the other value under it is the marker's.
+            region &= ~((bits >= 0) & (bits != made[0]))
+        hidden |= region
     return hidden
 
 
-CLEAR_SHARE = 0.4  # of the data bits that must stay clear to verify a marker
+_MIDDLE = np.array([(RING - 1) / 2, (RING - 1) / 2], np.float32)
+_SIDES = [np.array([np.cos(a), np.sin(a)], np.float32) for a in np.arange(8) * np.pi / 8]
+SPLIT_GAIN = 0.7  # two occluders are assumed only if that hides at most this share
+
+
+def _hull(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The bits within ``GROW`` of the convex hull of ``group``'s bit centres."""
+    pts = _CENTRES[group.ravel()]
+    if len(pts) >= 3:
+        hull = cv2.convexHull(pts.reshape(-1, 1, 2))
+        near = np.array(
+            [cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in _CENTRES]
+        )
+    else:
+        gaps = np.linalg.norm(_CENTRES[:, None, :] - pts[None, :, :], axis=2)
+        near = -np.min(gaps, axis=1)
+    return np.asarray((near >= -GROW).reshape(RING, RING), np.bool_)
+
+
+def _cover(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """What the occluders behind ``group`` may hide: its convex hull, or, when the group
+    is far from convex (a pen across one side and a shadow along the next), the hulls of
+    its two halves either side of a line through the marker's middle, each half reaching
+    the margin or the border (each one occluder coming in from outside)."""
+    whole = _hull(group)
+    best, least = whole, SPLIT_GAIN * float(np.count_nonzero(whole))
+    side = (_CENTRES - _MIDDLE).reshape(RING, RING, 2)
+    for normal in _SIDES:
+        one = group & (side @ normal > 0)
+        other = group & ~one
+        if not (one & ~DATA_MASK).any() or not (other & ~DATA_MASK).any():
+            continue
+        both = _hull(one) | _hull(other)
+        if np.count_nonzero(both) <= least:
+            best, least = both, float(np.count_nonzero(both))
+    return best
+
+
+CLEAR_SHARE = 1 / 3  # of the data bits that must stay clear to verify a marker (as of the border)
 MAX_ERRORS = 6  # clear data bits against the marker that error correction may take
 ERROR_MARGIN = 4  # clear bits by which every rival must miss more than the marker does
 
 
 def could_pass(misses: npt.NDArray[np.intp], clear: int, size: int) -> npt.NDArray[np.bool_]:
     """Which markers missing ``misses`` of ``clear`` clear data bits (of ``size``) may
-    still pass :func:`verify`: the occluder test sets aside at least every missed bit and
-    keeps ``CLEAR_SHARE`` clear; error correction takes up to ``MAX_ERRORS``."""
-    return (misses <= clear - CLEAR_SHARE * size) | (misses <= MAX_ERRORS)
+    still pass :func:`verify`: it sets aside at least every missed bit and keeps
+    ``CLEAR_SHARE`` of them clear."""
+    return np.asarray(misses <= clear - CLEAR_SHARE * size, np.bool_)
 
 
 def verify(
@@ -278,15 +316,13 @@ def verify(
     """Whether ``bits`` (with the margin, upright as expected) show marker ``expected``.
 
     Every bit against ``expected`` must be explained by an occluder coming in from
-    outside (:func:`occluded`).  Then either test reads it:
-
-    - *set aside*: what an occluder may hide is left out; the rest must show enough clear
-      data bits, a third of the black border, none of them against ``expected``, and
-      every other marker that may lie there (``among``: indices into ``codes`` flattened
-      to (marker, turn); by default every marker of the catalog in every turn) at least
-      ``margin`` clear bits away;
-    - *error correction* (:func:`corrected`): over every clear data bit, ``expected``
-      misses at most ``MAX_ERRORS`` and every other marker ``ERROR_MARGIN`` more.
+    outside, and what an occluder may hide is set aside (:func:`occluded`).  The rest
+    must show enough clear data bits, a third of the black border, none of them against
+    ``expected``, and every other marker that may lie there (``among``: indices into
+    ``codes`` flattened to (marker, turn); by default every marker of the catalog in
+    every turn) at least ``margin`` clear bits away.  A rival only ``margin - 1`` bits
+    away there is also ruled out when ArUco's error correction over every clear bit,
+    set aside or not, rules it out too (:func:`corrected`): two tests, each against it.
     """
     hidden = occluded(bits, codes[expected, 0])
     if hidden is None:
@@ -296,8 +332,6 @@ def verify(
     others = np.arange(len(flat)) if among is None else among
     others = others[others != index]
     data = bits[DATA_MASK]
-    if corrected(data, flat, index, others):
-        return True
     clear = (data >= 0) & ~hidden[DATA_MASK]
     if np.count_nonzero(clear) < CLEAR_SHARE * clear.size:
         return False
@@ -307,8 +341,10 @@ def verify(
         return False
     if others.size == 0:
         return True
-    misses = np.count_nonzero((flat[others] != data) & clear, axis=1)
-    return bool(misses.min() >= margin)
+    nearest = int(np.count_nonzero((flat[others] != data) & clear, axis=1).min())
+    if nearest >= margin:
+        return True
+    return nearest >= margin - 1 and corrected(data, flat, index, others)
 
 
 def corrected(
