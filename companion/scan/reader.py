@@ -15,13 +15,15 @@
    shows are all left unread, never settled by a vote.
 4. **Second look.** Where a placed card covers a cell and no marker was read, ArUco looks
    again at full resolution around the spot; failing that, a partly covered marker is
-   *verified*: its bits are sampled where the grid puts it, what an occluder may hide is
-   set aside (:func:`occluded`), and the cell is read only if every clear bit matches
-   the marker expected there and every other marker that could lie there (cards covering
-   the cell, and any card no marker placed unless the stacking rules it out) misses by
-   at least ``verify_margin`` clear bits.  Beside the land, a sticker no card is known
-   to cover is read when exactly one marker of the catalog passes the same test, and is
-   listed as unread when it shows a sticker but no marker passes.
+   *verified*: its bits are sampled where the grid puts it (a bit is clear only when
+   the marker's levels and the border and margin beside it agree), what an occluder may
+   hide is set aside (:func:`occluded`), and the cell is read only if every clear bit
+   matches the marker expected there and every other marker that could lie there (cards
+   covering the cell, and any card no marker placed unless the stacking rules it out)
+   misses by at least ``verify_margin`` clear bits.  Beside the land, and on cells up to
+   two from it that something covers, a sticker no card is known to cover is read when
+   exactly one marker of the catalog passes the same test, and is listed as unread when
+   it shows a sticker but no marker passes.
 5. **Inferred.** When no other marker could lie there at all (:meth:`CardState.rivals`: the
    stacking, D6, and :class:`Ground`'s bare table), a hidden marker is read as the placed
    card's quarter, unless what shows of it contradicts that.

@@ -2,9 +2,12 @@
 of :mod:`companion.scan.reader`).
 
 Where a placed card covers a cell and no marker was read, ArUco looks again at full
-resolution; failing that, the marker's bits are sampled where the grid puts it, what an
-occluder may hide is set aside (:func:`occluded`), and the cell is read only if every
-clear bit matches the expected marker and every rival misses by ``verify_margin`` bits.
+resolution; failing that, the marker's bits are sampled where the grid puts it, each
+bit read against the marker's levels and against the border and margin beside it (glare
+and shadows make bits unknown, not wrong), what an occluder may hide is set aside
+(:func:`occluded`), and the cell is read only if every clear bit matches the expected
+marker and every rival misses by ``verify_margin`` bits (or one fewer, when ArUco's
+error correction over every clear bit rules it out too: :func:`corrected`).
 """
 
 from __future__ import annotations
@@ -218,12 +221,14 @@ def occluded(
     """Where something lies over the marker, if ``expected`` is the marker there.
 
     Bits that disagree with the marker (its white margin, black border and ``expected``
-    data bits) or are unclear are grouped when at most one bit apart; each group must
-    reach the margin or the border (occluders come in from outside: a token, a finger, a
-    pen) and is widened to its convex hull plus half a bit, since those shapes are convex.
-    Everything in a hull is set aside, whether it matches or not.  A group wholly inside
-    the data bits is no occluder: unclear bits there are only set aside, and a clear bit against the
-    marker gives None (no reason to trust the marker).
+    data bits) or are unclear are grouped: clear ones when at most one bit apart,
+    unclear ones when they touch.  Each group must reach the margin or the border
+    (occluders come in from outside: a token, a finger, a pen) and is widened to its
+    convex hull plus half a bit (:func:`_cover`), since those shapes are convex.  A group
+    wholly inside the data bits is no occluder: unclear bits there are only set aside
+    (blur); one with a clear bit against the marker is blamed on an occluder only if it
+    lies within a bit of one (the bright middle of a soft glare), else None (no reason to
+    trust the marker).
     """
     want = np.full((RING, RING), -1, np.int8)
     want[OUTER_MASK] = 1
@@ -236,16 +241,20 @@ def occluded(
     # Clear bits against the marker join across one matching bit (a dark token over the
     # black border hides there); unclear bits join only when they touch, so the blur of
     # a few bits inside the marker does not reach the label's blur below it.
+    ones = np.ones((3, 3), np.uint8)
     wrong = (off & (bits >= 0)).astype(np.uint8)
-    link = cv2.dilate(wrong, np.ones((3, 3), np.uint8)) | (bits < 0).astype(np.uint8)
+    link = cv2.dilate(wrong, ones) | (bits < 0).astype(np.uint8)
     count, labels = cv2.connectedComponents(link, connectivity=8)
+    _, loose = cv2.connectedComponents(cv2.dilate(off.astype(np.uint8), ones), connectivity=8)
     for label in range(1, count):
         group = (labels == label) & off
         if not (group & ~DATA_MASK).any():
-            if (bits[group] >= 0).any():
+            if not (bits[group] >= 0).any():
+                hidden |= group  # only unclear bits: they say nothing either way
+                continue
+            group = (loose == loose[group][0]) & off  # within a bit of an occluder?
+            if not (group & ~DATA_MASK).any():
                 return None  # a clear bit against the marker, and no occluder to blame
-            hidden |= group  # only unclear bits: they say nothing either way
-            continue
         region = _cover(group)
         made = np.unique(bits[group & (bits >= 0)])
         if made.size == 1 and np.count_nonzero(group & (bits >= 0)) >= 2:
