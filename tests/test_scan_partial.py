@@ -233,3 +233,39 @@ def test_a_fingertip_over_a_corner_costs_no_bit_outside_it() -> None:
     assert hidden is not None
     assert np.count_nonzero(hidden[DATA_MASK]) <= 1
     assert verify(bits, 7, CODES, 3)
+
+
+def test_a_card_showing_one_quarter_beside_a_phone_is_read_there() -> None:
+    """Card c02 lies beside c01; a phone covers the three quarters next to the land, so
+    its one visible quarter, partly covered, is two cells from the land.  It is read, placing
+    c02 (its hidden cells asked or inferred), and nothing is invented or dropped."""
+    for tries in range(50):
+        rng = random.Random(31 + tries)
+        try:
+            photo = render(
+                rng,
+                random_catalog(rng),
+                [Placement("c01", 0, 0, 0), Placement("c02", 2, 0, 0)],
+                SMALL,
+                replace(CLEAN, margin_cells=1.5),
+            )
+            break
+        except InputError:
+            continue
+    else:
+        raise AssertionError("no catalog fits these placements")
+    # The phone's edge runs over a third of the visible sticker too: ArUco misses it.
+    phone = np.array([[[2.0, -0.3], [4.3, -0.3], [4.3, 1.0], [3.45, 1.0], [3.45, 2.3], [2.0, 2.3]]])
+    corners = cv2.perspectiveTransform(phone, photo.grid_to_image).astype(np.int32)
+    image = photo.image.copy()
+    cv2.fillPoly(image, corners, (35, 30, 30), cv2.LINE_AA)
+    covered = replace(photo, image=image)
+    reading = read_photo(image, covered.catalog)
+    result = compare(covered, reading)
+    assert (result.invented, result.missed) == (0, 0)
+    from companion.scan.bench import _align, _turn_cell
+
+    k, (dx, dy) = _align(reading, covered.cells)
+    x, y = _turn_cell((3, 1), k)
+    assert reading.cells.get((x + dx, y + dy)) == ("c02", 3)
+    assert "c02" in reading.cards
