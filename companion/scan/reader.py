@@ -70,6 +70,7 @@ from companion.scan.verify import (
     alternatives,
     codes_as_seen,
     could_pass,
+    could_stand_out,
     occluded,
     predicted_corners,
     read_hidden_card,
@@ -147,8 +148,9 @@ def _open_read(
         data = bits[DATA_MASK]
         clear = data >= 0
         misses = np.count_nonzero((codes[:, 0].reshape(len(codes), -1) != data) & clear, axis=1)
-        possible = could_pass(misses, int(np.count_nonzero(clear)), data.size)
-        for marker_id in np.flatnonzero(possible).tolist():
+        possible = np.flatnonzero(could_pass(misses, int(np.count_nonzero(clear)), data.size))
+        possible = possible[could_stand_out(data, codes, possible, margin)]
+        for marker_id in possible.tolist():
             if verify(bits, marker_id, codes, margin):
                 passed.append((marker_id, rotation))
     if len(passed) == 1:

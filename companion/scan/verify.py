@@ -266,31 +266,55 @@ def occluded(
 
 
 _MIDDLE = np.array([(RING - 1) / 2, (RING - 1) / 2], np.float32)
-_SIDES = [np.array([np.cos(a), np.sin(a)], np.float32) for a in np.arange(8) * np.pi / 8]
+_SIDES = [np.array([np.cos(a), np.sin(a)], np.float32) for a in np.arange(4) * np.pi / 4]
 SPLIT_GAIN = 0.7  # two occluders are assumed only if that hides at most this share
+SPLIT_FROM = 30  # bits a hull must hide (of the 100) before two occluders are tried
 
 
 def _hull(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     """The bits within ``GROW`` of the convex hull of ``group``'s bit centres."""
-    pts = _CENTRES[group.ravel()]
-    if len(pts) >= 3:
-        hull = cv2.convexHull(pts.reshape(-1, 1, 2))
-        near = np.array(
-            [cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in _CENTRES]
-        )
-    else:
+    pts = _CENTRES[group.ravel()].astype(np.float64)
+    if len(pts) < 3:
         gaps = np.linalg.norm(_CENTRES[:, None, :] - pts[None, :, :], axis=2)
-        near = -np.min(gaps, axis=1)
-    return np.asarray((near >= -GROW).reshape(RING, RING), np.bool_)
+        return np.asarray((gaps.min(axis=1) <= GROW).reshape(RING, RING), np.bool_)
+    corners = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    ends = np.roll(corners, -1, axis=0)
+    edges = ends - corners
+    to_start = _CENTRES[:, None, :].astype(np.float64) - corners[None, :, :]
+    # Distance from every bit centre to every edge of the hull (a segment) ...
+    length = np.maximum(np.einsum("ij,ij->i", edges, edges), 1e-12)
+    along = np.clip(np.einsum("nij,ij->ni", to_start, edges) / length, 0.0, 1.0)
+    gaps = np.linalg.norm(to_start - along[..., None] * edges[None, :, :], axis=2)
+    # ... and whether it lies inside: on the same side of every edge (the hull is convex).
+    cross = edges[None, :, 0] * to_start[..., 1] - edges[None, :, 1] * to_start[..., 0]
+    inside = (cross >= -1e-9).all(axis=1) | (cross <= 1e-9).all(axis=1)
+    flat = cv2.contourArea(corners.astype(np.float32)) < 1e-6  # a line of bits: no inside
+    near = (inside & ~flat) | (gaps.min(axis=1) <= GROW)
+    return np.asarray(near.reshape(RING, RING), np.bool_)
+
+
+_COVERS: dict[bytes, npt.NDArray[np.bool_]] = {}  # the same groups recur marker after marker
 
 
 def _cover(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """:func:`_covering`, remembered (a copy: callers change it)."""
+    key = np.packbits(group).tobytes()
+    if key not in _COVERS:
+        if len(_COVERS) > 50_000:
+            _COVERS.clear()
+        _COVERS[key] = _covering(group)
+    return _COVERS[key].copy()
+
+
+def _covering(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     """What the occluders behind ``group`` may hide: its convex hull, or, when the group
     is far from convex (a pen across one side and a shadow along the next), the hulls of
     its two halves either side of a line through the marker's middle, each half reaching
     the margin or the border (each one occluder coming in from outside)."""
     whole = _hull(group)
     best, least = whole, SPLIT_GAIN * float(np.count_nonzero(whole))
+    if np.count_nonzero(group) > least or np.count_nonzero(whole) < SPLIT_FROM:
+        return whole  # two hulls hide at least the group itself: no split can gain enough
     side = (_CENTRES - _MIDDLE).reshape(RING, RING, 2)
     for normal in _SIDES:
         one = group & (side @ normal > 0)
@@ -313,6 +337,27 @@ def could_pass(misses: npt.NDArray[np.intp], clear: int, size: int) -> npt.NDArr
     still pass :func:`verify`: it sets aside at least every missed bit and keeps
     ``CLEAR_SHARE`` of them clear."""
     return np.asarray(misses <= clear - CLEAR_SHARE * size, np.bool_)
+
+
+def could_stand_out(
+    data: npt.NDArray[np.int8],
+    codes: npt.NDArray[np.int8],
+    candidates: npt.NDArray[np.intp],
+    margin: int,
+) -> npt.NDArray[np.bool_]:
+    """Which ``candidates`` (marker ids, upright) may pass :func:`verify` against every
+    marker of ``codes`` in every turn: what it keeps clear lies among the clear bits that
+    match the candidate, so every other code must miss at least ``margin - 1`` of those,
+    and a third of the data bits must be among them.  Cheap, all at once."""
+    flat = codes.reshape(len(codes) * 4, -1)
+    clear = data >= 0
+    shown = (codes[candidates, 0].reshape(len(candidates), -1) == data) & clear  # (K, 36)
+    misses = (flat != data).astype(np.int32) @ shown.T.astype(np.int32)  # (all codes, K)
+    misses[candidates * 4, np.arange(len(candidates))] = np.iinfo(np.int32).max
+    return np.asarray(
+        (misses.min(axis=0) >= margin - 1) & (shown.sum(axis=1) >= CLEAR_SHARE * data.size),
+        np.bool_,
+    )
 
 
 def verify(
