@@ -328,6 +328,7 @@ def _covering(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
 
 
 CLEAR_SHARE = 1 / 3  # of the data bits that must stay clear to verify a marker (as of the border)
+BOTH_SHADES = 2  # clear data bits of each shade a verified marker must show
 MAX_ERRORS = 6  # clear data bits against the marker that error correction may take
 ERROR_MARGIN = 4  # clear bits by which every rival must miss more than the marker does
 
@@ -374,9 +375,11 @@ def verify(
     must show enough clear data bits, a third of the black border, none of them against
     ``expected``, and every other marker that may lie there (``among``: indices into
     ``codes`` flattened to (marker, turn); by default every marker of the catalog in
-    every turn) at least ``margin`` clear bits away.  A rival only ``margin - 1`` bits
-    away there is also ruled out when ArUco's error correction over every clear bit,
-    set aside or not, rules it out too (:func:`corrected`): two tests, each against it.
+    every turn) at least ``margin`` clear bits away; and the clear data bits must show
+    both shades (a dark check of a tablecloth in its white frame is all black).  A
+    rival only ``margin - 1`` bits away there is also ruled out when ArUco's error
+    correction over every clear bit, set aside or not, rules it out too
+    (:func:`corrected`): two tests, each against it.
     """
     hidden = occluded(bits, codes[expected, 0])
     if hidden is None:
@@ -389,6 +392,9 @@ def verify(
     clear = (data >= 0) & ~hidden[DATA_MASK]
     if np.count_nonzero(clear) < CLEAR_SHARE * clear.size:
         return False
+    shown = data[clear]
+    if min(np.count_nonzero(shown == 0), np.count_nonzero(shown == 1)) < BOTH_SHADES:
+        return False  # a dark (or light) square in a frame shows no code, whatever hides
     if np.count_nonzero(~hidden[BORDER_MASK]) < BORDER_MASK.sum() / 3:
         return False
     if np.count_nonzero((flat[index] != data) & clear) != 0:  # pragma: no cover
