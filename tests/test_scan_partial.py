@@ -269,3 +269,26 @@ def test_a_card_showing_one_quarter_beside_a_phone_is_read_there() -> None:
     x, y = _turn_cell((3, 1), k)
     assert reading.cells.get((x + dx, y + dy)) == ("c02", 3)
     assert "c02" in reading.cards
+
+
+# A gingham's dark check in its white frame, as sampled on a cell beside a land (seed
+# 200019): the border's top left reads white, two corners unclear.
+DARK_CHECK = [
+    "##########",
+    "####??...#",
+    "#..?.....#",
+    "#........#",
+    "#........#",
+    "#........#",
+    "#........#",
+    "#........#",
+    "#.....???#",
+    "##########",
+]
+
+
+def test_a_dark_square_in_a_white_frame_is_no_marker() -> None:
+    bits = np.array([[{"#": 1, ".": 0, "?": -1}[c] for c in row] for row in DARK_CHECK], np.int8)
+    for turn in range(4):
+        turned = np.ascontiguousarray(np.rot90(bits, turn))
+        assert not any(verify(turned, marker, CODES, 3) for marker in range(len(CODES)))
