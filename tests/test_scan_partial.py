@@ -292,3 +292,11 @@ def test_a_dark_square_in_a_white_frame_is_no_marker() -> None:
     for turn in range(4):
         turned = np.ascontiguousarray(np.rot90(bits, turn))
         assert not any(verify(turned, marker, CODES, 3) for marker in range(len(CODES)))
+
+
+def test_the_cheap_bound_takes_no_candidates() -> None:
+    from companion.scan.verify import could_stand_out
+
+    data = _sticker(CODES[3, 0])[DATA_MASK]
+    assert could_stand_out(data, CODES, np.zeros(0, np.intp), 3).size == 0
+    assert could_stand_out(data, CODES, np.array([3], np.intp), 3).tolist() == [True]

@@ -350,6 +350,8 @@ def could_stand_out(
     marker of ``codes`` in every turn: what it keeps clear lies among the clear bits that
     match the candidate, so every other code must miss at least ``margin - 1`` of those,
     and a third of the data bits must be among them.  Cheap, all at once."""
+    if candidates.size == 0:
+        return np.zeros(0, np.bool_)
     flat = codes.reshape(len(codes) * 4, -1)
     clear = data >= 0
     shown = (codes[candidates, 0].reshape(len(candidates), -1) == data) & clear  # (K, 36)
