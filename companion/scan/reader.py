@@ -18,13 +18,15 @@
    shows are all left unread, never settled by a vote.
 4. **Second look.** Where a placed card covers a cell and no marker was read, ArUco looks
    again at full resolution around the spot; failing that, a partly covered marker is
-   *verified*: its bits are sampled where the grid puts it, what an occluder may hide is
-   set aside (:func:`occluded`), and the cell is read only if every clear bit matches
-   the marker expected there and every other marker that could lie there (cards covering
-   the cell, and any card no marker placed unless the stacking rules it out) misses by
-   at least ``verify_margin`` clear bits.  Beside the land, a sticker no card is known
-   to cover is read when exactly one marker of the catalog passes the same test, and is
-   listed as unread when it shows a sticker but no marker passes.
+   *verified*: its bits are sampled where the grid puts it (a bit is clear only when
+   the marker's levels and the border and margin beside it agree), what an occluder may
+   hide is set aside (:func:`occluded`), and the cell is read only if every clear bit
+   matches the marker expected there and every other marker that could lie there (cards
+   covering the cell, and any card no marker placed unless the stacking rules it out)
+   misses by at least ``verify_margin`` clear bits.  Beside the land, and on cells up to
+   two from it that something covers, a sticker no card is known to cover is read when
+   exactly one marker of the catalog passes the same test, and is listed as unread when
+   it shows a sticker but no marker passes.
 5. **Inferred.** When no other marker could lie there at all (:meth:`CardState.rivals`: the
    stacking, D6, and :class:`Ground`'s bare table), a hidden marker is read as the placed
    card's quarter, unless what shows of it contradicts that.
@@ -66,12 +68,13 @@ from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
 from companion.scan.outline import unexplained
 from companion.scan.verify import (
-    CLEAR_SHARE,
     DATA_MASK,
     RING,
     all_codes,
     alternatives,
     codes_as_seen,
+    could_pass,
+    could_stand_out,
     occluded,
     predicted_corners,
     read_hidden_card,
@@ -146,13 +149,12 @@ def _open_read(
         bits = sampled[0]
         if rotation == 0 and not looks_like_sticker(bits):
             return False
-        # verify() hides at least every bit a marker misses and keeps 40% of the data
-        # bits clear, so a marker missing more clear bits than that leaves cannot pass.
         data = bits[DATA_MASK]
         clear = data >= 0
         misses = np.count_nonzero((codes[:, 0].reshape(len(codes), -1) != data) & clear, axis=1)
-        room = np.count_nonzero(clear) - CLEAR_SHARE * data.size
-        for marker_id in np.flatnonzero(misses <= room).tolist():
+        possible = np.flatnonzero(could_pass(misses, int(np.count_nonzero(clear)), data.size))
+        possible = possible[could_stand_out(data, codes, possible, margin)]
+        for marker_id in possible.tolist():
             if verify(bits, marker_id, codes, margin):
                 passed.append((marker_id, rotation))
     if len(passed) == 1:
@@ -227,6 +229,7 @@ class _Looking:
         self.looked: set[Cell] = set()
         self.verified: set[tuple[Cell, str, int]] = set()
         self.probed: set[Cell] = set()
+        self.covered: tuple[set[Cell], dict[Cell, Unread]] = (set(), {})
         self.assemble()
 
     def assemble(self) -> None:
@@ -306,12 +309,31 @@ class _Looking:
             return True
         return False
 
+    def known(self) -> set[Cell]:
+        """The land so far: cells read or asked for, and every cell a placed card covers."""
+        known = set(self.state.cells) | set(self.state.unread)
+        for place in self.state.cards.values():
+            known.update(place.footprint())
+        return known
+
     def probe_around(self) -> bool:
         """Cells beside the land that no card is known to cover: a sticker there?"""
-        found = False
         known = set(self.state.cells) | set(self.state.unread)
         around = {(x + dx, y + dy) for x, y in known for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
-        for cell in sorted(around - known - self.probed):
+        return self.probe(sorted(around - known))
+
+    def probe_covered(self) -> bool:
+        """Cells within two of the land that something covers (step 6): a card whose
+        quarters beside the land are hidden (a phone, a hand) may show a sticker there."""
+        known = self.known()
+        self.covered = (known, unexplained(self.image, self.fit.h, known))
+        return self.probe(sorted(set(self.covered[1]) - known))
+
+    def probe(self, cells: list[Cell]) -> bool:
+        found = False
+        for cell in cells:
+            if cell in self.probed:
+                continue
             self.probed.add(cell)
             if not _inside(self.fit, cell, self.size):
                 continue
@@ -359,16 +381,15 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
         return Reading(size, markers, {}, {}, {}, {}, {}, None, 0.0, ["no markers found"])
     look = _Looking(image, gray, catalog, book, markers, fit, options)
     for _ in range(8):
-        if not look.round():
+        if not look.round() and not (options.outline and options.verify and look.probe_covered()):
             break
         look.assemble()
     state = look.state
     unread = dict(state.unread)
     if options.outline:
-        known = set(state.cells) | set(unread)
-        for place in state.cards.values():
-            known.update(place.footprint())
-        for cell, why in unexplained(image, fit.h, known).items():
+        known = look.known()
+        covered = look.covered[1] if look.covered[0] == known else unexplained(image, fit.h, known)
+        for cell, why in covered.items():
             unread.setdefault(cell, why)
     return _from_origin(
         Reading(

@@ -2,9 +2,12 @@
 of :mod:`companion.scan.reader`).
 
 Where a placed card covers a cell and no marker was read, ArUco looks again at full
-resolution; failing that, the marker's bits are sampled where the grid puts it, what an
-occluder may hide is set aside (:func:`occluded`), and the cell is read only if every
-clear bit matches the expected marker and every rival misses by ``verify_margin`` bits.
+resolution; failing that, the marker's bits are sampled where the grid puts it, each
+bit read against the marker's levels and against the border and margin beside it (glare
+and shadows make bits unknown, not wrong), what an occluder may hide is set aside
+(:func:`occluded`), and the cell is read only if every clear bit matches the expected
+marker and every rival misses by ``verify_margin`` bits (or one fewer, when ArUco's
+error correction over every clear bit rules it out too: :func:`corrected`).
 """
 
 from __future__ import annotations
@@ -161,9 +164,45 @@ def sample_bits(
     bits = np.full((RING, RING), -1, np.int8)
     bits[v < black + 0.33 * contrast] = 0
     bits[v > black + 0.67 * contrast] = 1
-    bits[(spread > 0.2 * contrast) | (c > clear_colour)] = -1
+    plain = (spread <= 0.2 * contrast) & (c <= clear_colour)
+    bits[~plain] = -1
+    bits[DATA_MASK & ~_locally_clear(v, bits, plain, contrast)] = -1
     info = {"contrast": contrast, "shift_x": float(shift[0, 0]), "shift_y": float(shift[0, 1])}
     return bits, info
+
+
+_YX = np.indices((RING, RING)).reshape(2, -1).T.astype(np.float64)
+_NEAR = np.linalg.norm(_YX[:, None, :] - _YX[None, :, :], axis=2)
+_WEIGHT = 1.0 / np.maximum(_NEAR, 0.5) ** 3  # the nearest bits of the ring count most
+LOCAL_CONTRAST = 0.5  # of the marker's contrast that must show around a bit
+
+
+def _locally_clear(
+    v: Matrix, bits: npt.NDArray[np.int8], plain: npt.NDArray[np.bool_], contrast: float
+) -> npt.NDArray[np.bool_]:
+    """Bits whose reading the black and white *beside them* confirm.
+
+    Glare adds light: black bits under it read as white against the marker's own levels,
+    and the black border beside them is washed out too.  So each bit is also read against
+    the levels of the border (black) and the margin (white) nearest to it, and a bit is
+    clear only if both readings agree and the local contrast is at least half the
+    marker's: otherwise it is unknown, never a wrong bit.  Only ever takes bits away.
+    """
+    weights = _WEIGHT.reshape(RING * RING, RING, RING)
+
+    def level(ring: npt.NDArray[np.bool_]) -> Matrix:
+        use = (ring & plain).ravel()
+        if not use.any():
+            return np.full((RING, RING), np.nan)
+        w = weights.reshape(RING * RING, -1)[:, use]
+        return np.asarray((w @ v.ravel()[use]) / w.sum(axis=1), np.float64).reshape(RING, RING)
+
+    low, high = level(BORDER_MASK), level(OUTER_MASK)
+    local = high - low
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (v - low) / local
+        agree = np.where(bits == 1, t > 0.67, np.where(bits == 0, t < 0.33, False))
+        return np.asarray(agree & (local >= LOCAL_CONTRAST * contrast), np.bool_)
 
 
 def all_codes(count: int) -> npt.NDArray[np.int8]:
@@ -182,12 +221,14 @@ def occluded(
     """Where something lies over the marker, if ``expected`` is the marker there.
 
     Bits that disagree with the marker (its white margin, black border and ``expected``
-    data bits) or are unclear are grouped when at most one bit apart; each group must
-    reach the margin or the border (occluders come in from outside: a token, a finger, a
-    pen) and is widened to its convex hull plus half a bit, since those shapes are convex.
-    Everything in a hull is set aside, whether it matches or not.  A group wholly inside
-    the data bits is no occluder: unclear bits there are only set aside, and a clear bit against the
-    marker gives None (no reason to trust the marker).
+    data bits) or are unclear are grouped: clear ones when at most one bit apart,
+    unclear ones when they touch.  Each group must reach the margin or the border
+    (occluders come in from outside: a token, a finger, a pen) and is widened to its
+    convex hull plus half a bit (:func:`_cover`), since those shapes are convex.  A group
+    wholly inside the data bits is no occluder: unclear bits there are only set aside
+    (blur); one with a clear bit against the marker is blamed on an occluder only if it
+    lies within a bit of one (the bright middle of a soft glare), else None (no reason to
+    trust the marker).
     """
     want = np.full((RING, RING), -1, np.int8)
     want[OUTER_MASK] = 1
@@ -197,30 +238,129 @@ def occluded(
     hidden = np.zeros((RING, RING), np.bool_)
     if not off.any():
         return hidden
-    # Groups may skip one matching bit: a dark token over the black border hides there.
-    near_off = cv2.dilate(off.astype(np.uint8), np.ones((3, 3), np.uint8))
-    count, labels = cv2.connectedComponents(near_off, connectivity=8)
+    # Clear bits against the marker join across one matching bit (a dark token over the
+    # black border hides there); unclear bits join only when they touch, so the blur of
+    # a few bits inside the marker does not reach the label's blur below it.
+    ones = np.ones((3, 3), np.uint8)
+    wrong = (off & (bits >= 0)).astype(np.uint8)
+    link = cv2.dilate(wrong, ones) | (bits < 0).astype(np.uint8)
+    count, labels = cv2.connectedComponents(link, connectivity=8)
+    _, loose = cv2.connectedComponents(cv2.dilate(off.astype(np.uint8), ones), connectivity=8)
     for label in range(1, count):
         group = (labels == label) & off
         if not (group & ~DATA_MASK).any():
-            if (bits[group] >= 0).any():
+            if not (bits[group] >= 0).any():
+                hidden |= group  # only unclear bits: they say nothing either way
+                continue
+            group = (loose == loose[group][0]) & off  # within a bit of an occluder?
+            if not (group & ~DATA_MASK).any():
                 return None  # a clear bit against the marker, and no occluder to blame
-            hidden |= group  # only unclear bits: they say nothing either way
-            continue
-        pts = _CENTRES[group.ravel()]
-        if len(pts) >= 3:
-            hull = cv2.convexHull(pts.reshape(-1, 1, 2))
-            near = np.array(
-                [cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in _CENTRES]
-            )
-        else:
-            gaps = np.linalg.norm(_CENTRES[:, None, :] - pts[None, :, :], axis=2)
-            near = -np.min(gaps, axis=1)
-        hidden |= (near >= -GROW).reshape(RING, RING)
+        region = _cover(group)
+        made = np.unique(bits[group & (bits >= 0)])
+        if made.size == 1 and np.count_nonzero(group & (bits >= 0)) >= 2:
+            # An occluder that turns bits one way (glare white, a phone black) cannot
+            # show the other: a clear bit of the other value under it is the marker's.
+            region &= ~((bits >= 0) & (bits != made[0]))
+        hidden |= region
     return hidden
 
 
-CLEAR_SHARE = 0.4  # of the data bits that must stay clear to verify a marker
+_MIDDLE = np.array([(RING - 1) / 2, (RING - 1) / 2], np.float32)
+_SIDES = [np.array([np.cos(a), np.sin(a)], np.float32) for a in np.arange(4) * np.pi / 4]
+SPLIT_GAIN = 0.7  # two occluders are assumed only if that hides at most this share
+SPLIT_FROM = 30  # bits a hull must hide (of the 100) before two occluders are tried
+
+
+def _hull(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The bits within ``GROW`` of the convex hull of ``group``'s bit centres."""
+    pts = _CENTRES[group.ravel()].astype(np.float64)
+    if len(pts) < 3:
+        gaps = np.linalg.norm(_CENTRES[:, None, :] - pts[None, :, :], axis=2)
+        return np.asarray((gaps.min(axis=1) <= GROW).reshape(RING, RING), np.bool_)
+    corners = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    ends = np.roll(corners, -1, axis=0)
+    edges = ends - corners
+    to_start = _CENTRES[:, None, :].astype(np.float64) - corners[None, :, :]
+    # Distance from every bit centre to every edge of the hull (a segment) ...
+    length = np.maximum(np.einsum("ij,ij->i", edges, edges), 1e-12)
+    along = np.clip(np.einsum("nij,ij->ni", to_start, edges) / length, 0.0, 1.0)
+    gaps = np.linalg.norm(to_start - along[..., None] * edges[None, :, :], axis=2)
+    # ... and whether it lies inside: on the same side of every edge (the hull is convex).
+    cross = edges[None, :, 0] * to_start[..., 1] - edges[None, :, 1] * to_start[..., 0]
+    inside = (cross >= -1e-9).all(axis=1) | (cross <= 1e-9).all(axis=1)
+    flat = cv2.contourArea(corners.astype(np.float32)) < 1e-6  # a line of bits: no inside
+    near = (inside & ~flat) | (gaps.min(axis=1) <= GROW)
+    return np.asarray(near.reshape(RING, RING), np.bool_)
+
+
+_COVERS: dict[bytes, npt.NDArray[np.bool_]] = {}  # the same groups recur marker after marker
+
+
+def _cover(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """:func:`_covering`, remembered (a copy: callers change it)."""
+    key = np.packbits(group).tobytes()
+    if key not in _COVERS:
+        if len(_COVERS) > 50_000:
+            _COVERS.clear()
+        _COVERS[key] = _covering(group)
+    return _COVERS[key].copy()
+
+
+def _covering(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """What the occluders behind ``group`` may hide: its convex hull, or, when the group
+    is far from convex (a pen across one side and a shadow along the next), the hulls of
+    its two halves either side of a line through the marker's middle, each half reaching
+    the margin or the border (each one occluder coming in from outside)."""
+    whole = _hull(group)
+    best, least = whole, SPLIT_GAIN * float(np.count_nonzero(whole))
+    if np.count_nonzero(group) > least or np.count_nonzero(whole) < SPLIT_FROM:
+        return whole  # two hulls hide at least the group itself: no split can gain enough
+    side = (_CENTRES - _MIDDLE).reshape(RING, RING, 2)
+    for normal in _SIDES:
+        one = group & (side @ normal > 0)
+        other = group & ~one
+        if not (one & ~DATA_MASK).any() or not (other & ~DATA_MASK).any():
+            continue
+        both = _hull(one) | _hull(other)
+        if np.count_nonzero(both) <= least:
+            best, least = both, float(np.count_nonzero(both))
+    return best
+
+
+CLEAR_SHARE = 1 / 3  # of the data bits that must stay clear to verify a marker (as of the border)
+BOTH_SHADES = 2  # clear data bits of each shade a verified marker must show
+MAX_ERRORS = 6  # clear data bits against the marker that error correction may take
+ERROR_MARGIN = 4  # clear bits by which every rival must miss more than the marker does
+
+
+def could_pass(misses: npt.NDArray[np.intp], clear: int, size: int) -> npt.NDArray[np.bool_]:
+    """Which markers missing ``misses`` of ``clear`` clear data bits (of ``size``) may
+    still pass :func:`verify`: it sets aside at least every missed bit and keeps
+    ``CLEAR_SHARE`` of them clear."""
+    return np.asarray(misses <= clear - CLEAR_SHARE * size, np.bool_)
+
+
+def could_stand_out(
+    data: npt.NDArray[np.int8],
+    codes: npt.NDArray[np.int8],
+    candidates: npt.NDArray[np.intp],
+    margin: int,
+) -> npt.NDArray[np.bool_]:
+    """Which ``candidates`` (marker ids, upright) may pass :func:`verify` against every
+    marker of ``codes`` in every turn: what it keeps clear lies among the clear bits that
+    match the candidate, so every other code must miss at least ``margin - 1`` of those,
+    and a third of the data bits must be among them.  Cheap, all at once."""
+    if candidates.size == 0:
+        return np.zeros(0, np.bool_)
+    flat = codes.reshape(len(codes) * 4, -1)
+    clear = data >= 0
+    shown = (codes[candidates, 0].reshape(len(candidates), -1) == data) & clear  # (K, 36)
+    misses = (flat != data).astype(np.int32) @ shown.T.astype(np.int32)  # (all codes, K)
+    misses[candidates * 4, np.arange(len(candidates))] = np.iinfo(np.int32).max
+    return np.asarray(
+        (misses.min(axis=0) >= margin - 1) & (shown.sum(axis=1) >= CLEAR_SHARE * data.size),
+        np.bool_,
+    )
 
 
 def verify(
@@ -232,31 +372,67 @@ def verify(
 ) -> bool:
     """Whether ``bits`` (with the margin, upright as expected) show marker ``expected``.
 
-    What an occluder may hide is set aside (:func:`occluded`).  The rest must show enough
-    clear data bits, a third of the black border, none of them against ``expected``, and
-    every other marker that may lie there (``among``: indices into ``codes`` flattened
-    to (marker, turn); by default every marker of the catalog in every turn) at least
-    ``margin`` clear bits away.
+    Every bit against ``expected`` must be explained by an occluder coming in from
+    outside, and what an occluder may hide is set aside (:func:`occluded`).  The rest
+    must show enough clear data bits, a third of the black border, none of them against
+    ``expected``, and every other marker that may lie there (``among``: indices into
+    ``codes`` flattened to (marker, turn); by default every marker of the catalog in
+    every turn) at least ``margin`` clear bits away; and the clear data bits must show
+    both shades (a dark check of a tablecloth in its white frame is all black).  A
+    rival only ``margin - 1`` bits away there is also ruled out when ArUco's error
+    correction over every clear bit, set aside or not, rules it out too
+    (:func:`corrected`): two tests, each against it.
     """
     hidden = occluded(bits, codes[expected, 0])
     if hidden is None:
         return False
+    flat = codes.reshape(len(codes) * 4, -1)
+    index = expected * 4  # the expected marker, upright
+    others = np.arange(len(flat)) if among is None else among
+    others = others[others != index]
     data = bits[DATA_MASK]
     clear = (data >= 0) & ~hidden[DATA_MASK]
     if np.count_nonzero(clear) < CLEAR_SHARE * clear.size:
         return False
+    shown = data[clear]
+    if min(np.count_nonzero(shown == 0), np.count_nonzero(shown == 1)) < BOTH_SHADES:
+        return False  # a dark (or light) square in a frame shows no code, whatever hides
     if np.count_nonzero(~hidden[BORDER_MASK]) < BORDER_MASK.sum() / 3:
         return False
-    flat = codes.reshape(len(codes) * 4, -1)
-    index = expected * 4  # the expected marker, upright
     if np.count_nonzero((flat[index] != data) & clear) != 0:  # pragma: no cover
         return False
-    others = np.arange(len(flat)) if among is None else among
-    others = others[others != index]
     if others.size == 0:
         return True
-    misses = np.count_nonzero((flat[others] != data) & clear, axis=1)
-    return bool(misses.min() >= margin)
+    nearest = int(np.count_nonzero((flat[others] != data) & clear, axis=1).min())
+    if nearest >= margin:
+        return True
+    return nearest >= margin - 1 and corrected(data, flat, index, others)
+
+
+def corrected(
+    data: npt.NDArray[np.int8],
+    flat: npt.NDArray[np.int8],
+    index: int,
+    others: npt.NDArray[np.intp],
+) -> bool:
+    """ArUco's own error correction over the clear data bits, occluded or not.
+
+    The occluder test throws away every bit in the hull of what an occluder touches,
+    often most of a marker under a pen across it or a soft shadow; here they count.  An
+    occluder may turn bits, so ``expected`` may miss up to ``MAX_ERRORS`` of them, but
+    only if every rival misses ``ERROR_MARGIN`` more: for a rival really lying there, the
+    occluder would have to turn that many more of its bits into ``expected``'s than it
+    turned of ``expected``'s, all looking clear.  Any two codes differ in at least 11 of
+    36 bits, so with no errors a rival must still miss 4 of the bits shown.
+    """
+    clear = data >= 0
+    misses = int(np.count_nonzero((flat[index] != data) & clear))
+    if misses > MAX_ERRORS:
+        return False
+    if others.size == 0:
+        return True
+    rivals = np.count_nonzero((flat[others] != data) & clear, axis=1)
+    return bool(rivals.min() >= misses + ERROR_MARGIN)
 
 
 Option = tuple[str, int, int]  # a card, its quarter on the cell, the card's rotation
@@ -331,9 +507,9 @@ def read_hidden_card(
         marker_id = book.marker_id(card, quarter)
         data = bits[DATA_MASK]
         clear = data >= 0
-        misses = int(np.count_nonzero((codes[marker_id, 0].ravel() != data) & clear))
-        if misses > np.count_nonzero(clear) - CLEAR_SHARE * data.size:
-            continue  # cannot pass: see _open_read
+        misses = np.count_nonzero((codes[marker_id, 0].ravel() != data) & clear)
+        if not could_pass(np.array([misses]), int(np.count_nonzero(clear)), data.size)[0]:
+            continue
         among = codes_as_seen(book, [o for o in everything if o != option], rotation)
         if verify(bits, marker_id, codes, margin, among):
             passed.append(option)
