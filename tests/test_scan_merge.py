@@ -301,8 +301,9 @@ def test_a_sticker_read_differently_in_two_photos_is_asked(
     land_photos: tuple[Photo, Photo],
 ) -> None:
     """Photo 2 shows another card's sticker on the land's top-left cell (as if that card
-    lay there, reaching off the land): the cell and the three others that card would
-    cover, bare table in photo 1, are asked; nothing is read from either photo alone."""
+    lay there, reaching off the land). Photo 2 alone asks about that card's four cells
+    (its three others show bare table); merged, the four are asked, the sticker's cell
+    naming what each photo read there; nothing is read from either photo alone."""
     first, _ = land_photos
     catalog = first.catalog
     book = MarkerBook.of(catalog)
@@ -314,15 +315,16 @@ def test_a_sticker_read_differently_in_two_photos_is_asked(
     mislabelled = render(random.Random(78), catalog, first.placements, (1600, 1200), CLEAN, wrong)
     one = read_photo(first.image, catalog)
     two = read_photo(mislabelled.image, catalog)
-    assert (stranger, quarter) in two.cells.values()
+    doubted = {c for c, u in two.unread.items() if u.trouble is Trouble.CARD_DISAGREES}
+    assert len(doubted) == 4 and stranger not in {k for k, _ in two.cells.values()}
     merged = merge(catalog, [one, two], ["a", "b"])
     assert compare(first, as_reading(merged)).invented == 0
-    disagree = {c: u for c, u in merged.unread.items() if u.trouble is Trouble.PHOTOS_DISAGREE}
-    assert len(disagree) == 4
-    [both] = [u for u in disagree.values() if len(u.candidates) == 2]
+    asked = {c: u for c, u in merged.unread.items() if stranger in {k for k, _ in u.candidates}}
+    assert len(asked) == 4
+    [both] = [u for u in asked.values() if len(u.candidates) == 2]
     assert set(both.candidates) == {(truth.card, truth.quarter), (stranger, quarter)}
     assert sorted(merged.saw[both.cell]) == sorted(
-        [f"{truth.card}:{quarter_name(truth.quarter)}", f"{stranger}:{quarter_name(quarter)}"]
+        [f"{truth.card}:{quarter_name(truth.quarter)}", "card_disagrees"]
     )
     assert build(catalog, merged.cells, merged.cards, merged.unread).land is None
 

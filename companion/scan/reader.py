@@ -66,7 +66,7 @@ from companion.scan.grid import (
 )
 from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
-from companion.scan.outline import unexplained
+from companion.scan.outline import Table, unexplained
 from companion.scan.verify import (
     DATA_MASK,
     RING,
@@ -385,6 +385,8 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
             break
         look.assemble()
     state = look.state
+    if options.outline and options.infer:
+        _drop_cards_over_table(image, fit, markers, state)
     unread = dict(state.unread)
     if options.outline:
         known = look.known()
@@ -404,6 +406,42 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
             fit.side,
         )
     )
+
+
+def _drop_cards_over_table(
+    image: Image, fit: GridFit, markers: list[Marker], state: CardState
+) -> None:
+    """A card placed by its markers whose hidden quarter shows bare table is not there.
+
+    Inference reads a hidden quarter of a placed card when nothing else can lie on it;
+    but a card placed by one sticker stuck on the wrong card would then be read over
+    the table beside the land, its three other quarters invented.  So a cell read only
+    by inference that looks like the table around the land (:class:`Table`) puts the
+    card's place in doubt: every cell of that card is asked (``card_disagrees``)."""
+    inferred = [
+        (cell, state.cells[cell][0])
+        for index, (cell, _) in fit.where.items()
+        if markers[index].how == "inferred" and cell in state.cells
+    ]
+    if not inferred:
+        return
+    known = set(state.cells) | set(state.unread)
+    for place in state.cards.values():
+        known.update(place.footprint())
+    table = Table(image, fit.h, known - {cell for cell, _ in inferred})  # judges those
+    for card in sorted({card for cell, card in inferred if table.bare(cell)}):
+        for quarter, cell in enumerate(state.cards[card].footprint()):
+            shown = state.cells.get(cell)
+            if shown is not None and shown[0] == card:
+                del state.cells[cell]
+            elif shown is not None or cell in state.unread and not _names(state, cell, card):
+                continue  # another card shows there, or is asked for there
+            state.unread[cell] = Unread(cell, Trouble.CARD_DISAGREES, ((card, quarter),))
+
+
+def _names(state: CardState, cell: Cell, card: str) -> bool:
+    """Whether the question about ``cell`` names ``card`` (a quarter of it not seen)."""
+    return any(k == card for k, _ in state.unread[cell].candidates)
 
 
 def _from_origin(r: Reading) -> Reading:
