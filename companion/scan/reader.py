@@ -411,18 +411,27 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
 def _drop_cards_over_table(
     image: Image, fit: GridFit, markers: list[Marker], state: CardState
 ) -> None:
-    """A card placed by its markers whose hidden quarter shows bare table is not there.
+    """A card placed by one sticker whose hidden quarter shows bare table is not there.
 
     Inference reads a hidden quarter of a placed card when nothing else can lie on it;
     but a card placed by one sticker stuck on the wrong card would then be read over
-    the table beside the land, its three other quarters invented.  So a cell read only
-    by inference that looks like the table around the land (:class:`Table`) puts the
-    card's place in doubt: every cell of that card is asked (``card_disagrees``)."""
-    inferred = [
-        (cell, state.cells[cell][0])
-        for index, (cell, _) in fit.where.items()
-        if markers[index].how == "inferred" and cell in state.cells
-    ]
+    the table beside the land, its three other quarters invented.  So for a card only
+    one of whose stickers is read, a cell read by inference that looks like the table
+    around the land (:class:`Table`) puts the card's place in doubt: every cell of that
+    card is asked (``card_disagrees``).  A card two stickers agree on stays: a hand the
+    colour of the table over its hidden quarter is likelier than two wrong stickers."""
+    inferred: list[tuple[Cell, str]] = []
+    stickers: dict[str, int] = {}  # card -> its cells read by a marker of their own
+    for index, (cell, _) in fit.where.items():
+        if cell not in state.cells:
+            continue
+        card = state.cells[cell][0]
+        if markers[index].how == "inferred":
+            inferred.append((cell, card))
+        else:
+            stickers[card] = stickers.get(card, 0) + 1
+    # Two stickers that agree on a card's place are not both on the wrong card.
+    inferred = [(cell, card) for cell, card in inferred if stickers.get(card, 0) == 1]
     if not inferred:
         return
     known = set(state.cells) | set(state.unread)
