@@ -13,6 +13,7 @@ error correction over every clear bit rules it out too: :func:`corrected`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -81,26 +82,41 @@ BORDER_MASK = np.zeros((RING, RING), bool)
 BORDER_MASK[[1, -2], 1:-1] = BORDER_MASK[1:-1, [1, -2]] = True
 DATA_MASK = np.zeros((RING, RING), bool)
 DATA_MASK[2:-2, 2:-2] = True
+_LO, _HI = 3, 7  # the middle 4 of a bit's 10 pixels
+_INTEGRAL_SIDE = _SPAN * _BIT_PX + 1
 
 
 def _box_means(integral: Matrix, shifts: Matrix) -> Matrix:
     """Mean of the middle of every bit of the marker and its margin, for each shift."""
+    return _sums(integral, _box_corners(shifts))
+
+
+def _box_corners(shifts: Matrix) -> npt.NDArray[np.intp]:
+    """Where :func:`_box_means` reads the integral image, flattened: (4, shifts, RING, RING),
+    the corners of the middle of every bit (4 of its 10 pixels, away from its edges)."""
     start = (_SPAN - RING) * _BIT_PX // 2
-    lo, hi = 3, 7  # the middle 4 of a bit's 10 pixels: away from its edges
     base = start + np.arange(RING) * _BIT_PX
     steps = shifts.astype(np.intp)
-    ys0 = (base[None, :] + steps[:, 1:2] + lo)[:, :, None]
-    ys1 = (base[None, :] + steps[:, 1:2] + hi)[:, :, None]
-    xs0 = (base[None, :] + steps[:, 0:1] + lo)[:, None, :]
-    xs1 = (base[None, :] + steps[:, 0:1] + hi)[:, None, :]
-    total = integral[ys1, xs1] - integral[ys0, xs1] - integral[ys1, xs0] + integral[ys0, xs0]
-    return np.asarray(total.reshape(len(shifts), -1) / ((hi - lo) ** 2), np.float64)
+    ys0 = (base[None, :] + steps[:, 1:2] + _LO)[:, :, None] * _INTEGRAL_SIDE
+    ys1 = (base[None, :] + steps[:, 1:2] + _HI)[:, :, None] * _INTEGRAL_SIDE
+    xs0 = (base[None, :] + steps[:, 0:1] + _LO)[:, None, :]
+    xs1 = (base[None, :] + steps[:, 0:1] + _HI)[:, None, :]
+    return np.stack([ys1 + xs1, ys0 + xs1, ys1 + xs0, ys0 + xs0])
+
+
+def _sums(integral: Matrix, corners: npt.NDArray[np.intp]) -> Matrix:
+    """The box means at ``corners`` (:func:`_box_corners`): one gather for every box."""
+    at = integral.ravel()[corners]
+    total = at[0] - at[1] - at[2] + at[3]
+    return np.asarray(total.reshape(corners.shape[1], -1) / ((_HI - _LO) ** 2), np.float64)
 
 
 _SHIFTS = np.array(
     [(sx, sy) for sy in range(-_SEARCH, _SEARCH + 1, 2) for sx in range(-_SEARCH, _SEARCH + 1, 2)],
     np.float64,
 )
+_SHIFT_CORNERS = _box_corners(_SHIFTS)  # every shift's boxes, computed once
+MIN_CONTRAST = 30  # grey levels between a marker's black border and white margin
 
 
 def sample_bits(
@@ -127,17 +143,18 @@ def sample_bits(
     )
     if patch.ndim == 3:
         grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float64)
-        chroma = (patch.max(axis=2) - patch.min(axis=2)).astype(np.float64)
     else:
         grey = patch.astype(np.float64)
-        chroma = np.zeros_like(grey)
     g_int = np.asarray(cv2.integral(grey, sdepth=cv2.CV_64F), np.float64)
-    sq_int = np.asarray(cv2.integral(grey * grey, sdepth=cv2.CV_64F), np.float64)
-    means = _box_means(g_int, _SHIFTS)
-    spreads = np.sqrt(np.maximum(_box_means(sq_int, _SHIFTS) - means * means, 0))
+    means = _sums(g_int, _SHIFT_CORNERS)
     outer = means[:, OUTER_MASK.ravel()]
     border = means[:, BORDER_MASK.ravel()]
     lows, highs = np.median(border, axis=1), np.median(outer, axis=1)
+    if float((highs - lows).max()) < MIN_CONTRAST:
+        return None  # the contrast at the best shift below is one of these: too low
+    sq_int = np.asarray(cv2.integral(grey * grey, sdepth=cv2.CV_64F), np.float64)
+    sq_means = _sums(sq_int, _SHIFT_CORNERS)
+    spreads = np.sqrt(np.maximum(sq_means - means * means, 0))
     middle = ((lows + highs) / 2)[:, None]
     gap = np.maximum(highs - lows, 1.0)[:, None]
     # Aligned, the most ring bits show the sticker's structure (white margin, black
@@ -151,14 +168,13 @@ def sample_bits(
     best = int(np.argmax(score))
     shift = _SHIFTS[best : best + 1]
     v = means[best].reshape(RING, RING)
-    sq = _box_means(sq_int, shift).reshape(RING, RING)
-    c_int = np.asarray(cv2.integral(chroma, sdepth=cv2.CV_64F), np.float64)
-    c = _box_means(c_int, shift).reshape(RING, RING)
+    sq = sq_means[best].reshape(RING, RING)
     black = float(np.median(v[BORDER_MASK]))
     white = float(np.median(v[OUTER_MASK]))
     contrast = white - black
-    if contrast < 30:
+    if contrast < MIN_CONTRAST:
         return None
+    c = _box_means(_chroma_integral(patch), shift).reshape(RING, RING)
     spread = np.sqrt(np.maximum(sq - v * v, 0))
     clear_colour = float(np.median(c[OUTER_MASK])) + max(20.0, 0.25 * contrast)
     bits = np.full((RING, RING), -1, np.int8)
@@ -169,6 +185,17 @@ def sample_bits(
     bits[DATA_MASK & ~_locally_clear(v, bits, plain, contrast)] = -1
     info = {"contrast": contrast, "shift_x": float(shift[0, 0]), "shift_y": float(shift[0, 1])}
     return bits, info
+
+
+def _chroma_integral(patch: npt.NDArray[np.integer[Any] | np.floating[Any]]) -> Matrix:
+    """The integral image of how coloured each pixel is (its widest channel gap)."""
+    if patch.ndim != 3:
+        return np.zeros((_INTEGRAL_SIDE, _INTEGRAL_SIDE), np.float64)
+    blue, green, red = cv2.split(patch)
+    most = cv2.max(cv2.max(blue, green), red)
+    least = cv2.min(cv2.min(blue, green), red)
+    chroma = cv2.subtract(most, least).astype(np.float64)
+    return np.asarray(cv2.integral(chroma, sdepth=cv2.CV_64F), np.float64)
 
 
 _YX = np.indices((RING, RING)).reshape(2, -1).T.astype(np.float64)
