@@ -12,6 +12,7 @@ error correction over every clear bit rules it out too: :func:`corrected`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -232,14 +233,21 @@ def _locally_clear(
         return np.asarray(agree & (local >= LOCAL_CONTRAST * contrast), np.bool_)
 
 
+@functools.cache
 def all_codes(count: int) -> npt.NDArray[np.int8]:
-    """Every code of the catalog in its four turns: (count, 4, 5, 5), 1 = white."""
+    """Every code of the catalog in its four turns: (count, 4, 6, 6), 1 = white.
+
+    Built once per catalog size (every photo of a catalog needs the same codes) and
+    read-only, since it is shared."""
     codes = code_bits(count).astype(np.int8)
-    return np.stack([np.stack([np.rot90(c, -t) for t in range(4)]) for c in codes])
+    turns = np.stack([np.stack([np.rot90(c, -t) for t in range(4)]) for c in codes])
+    turns.flags.writeable = False
+    return turns
 
 
 GROW = 0.5  # bits added around the occluded region
 _CENTRES = np.array([(x, y) for y in range(RING) for x in range(RING)], np.float32)
+_CENTRES64 = _CENTRES.astype(np.float64)
 
 
 def occluded(
@@ -299,25 +307,45 @@ SPLIT_FROM = 30  # bits a hull must hide (of the 100) before two occluders are t
 
 
 def _hull(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """The bits within ``GROW`` of the convex hull of ``group``'s bit centres."""
-    pts = _CENTRES[group.ravel()].astype(np.float64)
+    """The bits within ``GROW`` of the convex hull of ``group``'s bit centres.
+
+    Called thousands of times a photo (every group of every marker tried), so each hull
+    edge is looked up in :func:`_edges_from` rather than measured again.  Bit centres
+    lie on a unit grid, so their distances to a hull edge are never within 0.001 of
+    ``GROW``: no rounding can tell the two ways apart."""
+    pts = _CENTRES64[group.ravel()]
     if len(pts) < 3:
-        gaps = np.linalg.norm(_CENTRES[:, None, :] - pts[None, :, :], axis=2)
+        apart = _CENTRES64[:, None, :] - pts[None, :, :]
+        gaps = np.sqrt(np.add.reduce(apart * apart, axis=2))
         return np.asarray((gaps.min(axis=1) <= GROW).reshape(RING, RING), np.bool_)
-    corners = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-    ends = np.roll(corners, -1, axis=0)
-    edges = ends - corners
-    to_start = _CENTRES[:, None, :].astype(np.float64) - corners[None, :, :]
-    # Distance from every bit centre to every edge of the hull (a segment) ...
-    length = np.maximum(np.einsum("ij,ij->i", edges, edges), 1e-12)
-    along = np.clip(np.einsum("nij,ij->ni", to_start, edges) / length, 0.0, 1.0)
-    gaps = np.linalg.norm(to_start - along[..., None] * edges[None, :, :], axis=2)
-    # ... and whether it lies inside: on the same side of every edge (the hull is convex).
-    cross = edges[None, :, 0] * to_start[..., 1] - edges[None, :, 1] * to_start[..., 0]
-    inside = (cross >= -1e-9).all(axis=1) | (cross <= 1e-9).all(axis=1)
-    flat = cv2.contourArea(corners.astype(np.float32)) < 1e-6  # a line of bits: no inside
-    near = (inside & ~flat) | (gaps.min(axis=1) <= GROW)
+    corners = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+    starts = (corners[:, 1] * RING + corners[:, 0]).astype(np.intp).tolist()
+    edges = [_edges_from(a)[:, b] for a, b in zip(starts, starts[1:] + starts[:1], strict=True)]
+    table = np.stack(edges)  # (edge, beside / left / right, bit)
+    near = table[:, 0].any(axis=0)
+    if cv2.contourArea(corners) >= 1e-6:  # not a line of bits, which has no inside
+        # Inside: on the same side of every edge (the hull is convex).
+        near |= table[:, 1].all(axis=0) | table[:, 2].all(axis=0)
     return np.asarray(near.reshape(RING, RING), np.bool_)
+
+
+@functools.cache
+def _edges_from(a: int) -> npt.NDArray[np.bool_]:
+    """For every edge from bit centre ``a`` to another ``b`` (index ``[:, b]``): which
+    bits lie within ``GROW`` of the segment, and which on or left (right) of the line
+    through it: (3, 100, 100), built once for each ``a`` a hull starts an edge from."""
+    start = _CENTRES64[a]
+    edge = _CENTRES64[:, None, :] - start  # (b, 1, 2)
+    to_start = (_CENTRES64 - start)[None, :, :]  # (1, bit, 2)
+    length = np.maximum(np.add.reduce(edge * edge, axis=2), 1e-12)  # (b, 1)
+    along = np.clip(np.add.reduce(to_start * edge, axis=2) / length, 0.0, 1.0)
+    apart = to_start - along[..., None] * edge
+    cross = edge[..., 0] * to_start[..., 1] - edge[..., 1] * to_start[..., 0]
+    tables = np.stack(
+        [np.add.reduce(apart * apart, axis=2) <= GROW * GROW, cross >= -1e-9, cross <= 1e-9]
+    )
+    tables.flags.writeable = False
+    return tables
 
 
 _COVERS: dict[bytes, npt.NDArray[np.bool_]] = {}  # the same groups recur marker after marker
