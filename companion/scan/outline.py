@@ -147,13 +147,10 @@ class Table:
         Clustered; a colour is the table's only when it shows in a quarter of the cells
         or more (a phone or a hand over part of a few sampled cells is not the table).
         """
-        rest = np.concatenate([p - model.reference(w) for p, w in zip(pixels, where, strict=True)])
-        hues = np.concatenate(
-            [
-                _hue(p) - _hue(model.reference(w)[None, :])
-                for p, w in zip(pixels, where, strict=True)
-            ]
-        )
+        refs = [model.reference(w) for w in where]  # each once: a nearest-samples search
+        rest = np.concatenate([p - r for p, r in zip(pixels, refs, strict=True)])
+        pairs = zip(pixels, refs, strict=True)
+        hues = np.concatenate([_hue(p) - _hue(r[None, :]) for p, r in pairs])
         owner = np.concatenate([np.full(len(p), i) for i, p in enumerate(pixels)])
         if len(rest) > 8000:
             pick = np.random.default_rng(0).choice(len(rest), 8000, replace=False)

@@ -12,7 +12,9 @@ error correction over every clear bit rules it out too: :func:`corrected`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -81,26 +83,41 @@ BORDER_MASK = np.zeros((RING, RING), bool)
 BORDER_MASK[[1, -2], 1:-1] = BORDER_MASK[1:-1, [1, -2]] = True
 DATA_MASK = np.zeros((RING, RING), bool)
 DATA_MASK[2:-2, 2:-2] = True
+_LO, _HI = 3, 7  # the middle 4 of a bit's 10 pixels
+_INTEGRAL_SIDE = _SPAN * _BIT_PX + 1
 
 
 def _box_means(integral: Matrix, shifts: Matrix) -> Matrix:
     """Mean of the middle of every bit of the marker and its margin, for each shift."""
+    return _sums(integral, _box_corners(shifts))
+
+
+def _box_corners(shifts: Matrix) -> npt.NDArray[np.intp]:
+    """Where :func:`_box_means` reads the integral image, flattened: (4, shifts, RING, RING),
+    the corners of the middle of every bit (4 of its 10 pixels, away from its edges)."""
     start = (_SPAN - RING) * _BIT_PX // 2
-    lo, hi = 3, 7  # the middle 4 of a bit's 10 pixels: away from its edges
     base = start + np.arange(RING) * _BIT_PX
     steps = shifts.astype(np.intp)
-    ys0 = (base[None, :] + steps[:, 1:2] + lo)[:, :, None]
-    ys1 = (base[None, :] + steps[:, 1:2] + hi)[:, :, None]
-    xs0 = (base[None, :] + steps[:, 0:1] + lo)[:, None, :]
-    xs1 = (base[None, :] + steps[:, 0:1] + hi)[:, None, :]
-    total = integral[ys1, xs1] - integral[ys0, xs1] - integral[ys1, xs0] + integral[ys0, xs0]
-    return np.asarray(total.reshape(len(shifts), -1) / ((hi - lo) ** 2), np.float64)
+    ys0 = (base[None, :] + steps[:, 1:2] + _LO)[:, :, None] * _INTEGRAL_SIDE
+    ys1 = (base[None, :] + steps[:, 1:2] + _HI)[:, :, None] * _INTEGRAL_SIDE
+    xs0 = (base[None, :] + steps[:, 0:1] + _LO)[:, None, :]
+    xs1 = (base[None, :] + steps[:, 0:1] + _HI)[:, None, :]
+    return np.stack([ys1 + xs1, ys0 + xs1, ys1 + xs0, ys0 + xs0])
+
+
+def _sums(integral: Matrix, corners: npt.NDArray[np.intp]) -> Matrix:
+    """The box means at ``corners`` (:func:`_box_corners`): one gather for every box."""
+    at = integral.ravel()[corners]
+    total = at[0] - at[1] - at[2] + at[3]
+    return np.asarray(total.reshape(corners.shape[1], -1) / ((_HI - _LO) ** 2), np.float64)
 
 
 _SHIFTS = np.array(
     [(sx, sy) for sy in range(-_SEARCH, _SEARCH + 1, 2) for sx in range(-_SEARCH, _SEARCH + 1, 2)],
     np.float64,
 )
+_SHIFT_CORNERS = _box_corners(_SHIFTS)  # every shift's boxes, computed once
+MIN_CONTRAST = 30  # grey levels between a marker's black border and white margin
 
 
 def sample_bits(
@@ -127,17 +144,18 @@ def sample_bits(
     )
     if patch.ndim == 3:
         grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float64)
-        chroma = (patch.max(axis=2) - patch.min(axis=2)).astype(np.float64)
     else:
         grey = patch.astype(np.float64)
-        chroma = np.zeros_like(grey)
     g_int = np.asarray(cv2.integral(grey, sdepth=cv2.CV_64F), np.float64)
-    sq_int = np.asarray(cv2.integral(grey * grey, sdepth=cv2.CV_64F), np.float64)
-    means = _box_means(g_int, _SHIFTS)
-    spreads = np.sqrt(np.maximum(_box_means(sq_int, _SHIFTS) - means * means, 0))
+    means = _sums(g_int, _SHIFT_CORNERS)
     outer = means[:, OUTER_MASK.ravel()]
     border = means[:, BORDER_MASK.ravel()]
     lows, highs = np.median(border, axis=1), np.median(outer, axis=1)
+    if float((highs - lows).max()) < MIN_CONTRAST:
+        return None  # the contrast at the best shift below is one of these: too low
+    sq_int = np.asarray(cv2.integral(grey * grey, sdepth=cv2.CV_64F), np.float64)
+    sq_means = _sums(sq_int, _SHIFT_CORNERS)
+    spreads = np.sqrt(np.maximum(sq_means - means * means, 0))
     middle = ((lows + highs) / 2)[:, None]
     gap = np.maximum(highs - lows, 1.0)[:, None]
     # Aligned, the most ring bits show the sticker's structure (white margin, black
@@ -151,14 +169,13 @@ def sample_bits(
     best = int(np.argmax(score))
     shift = _SHIFTS[best : best + 1]
     v = means[best].reshape(RING, RING)
-    sq = _box_means(sq_int, shift).reshape(RING, RING)
-    c_int = np.asarray(cv2.integral(chroma, sdepth=cv2.CV_64F), np.float64)
-    c = _box_means(c_int, shift).reshape(RING, RING)
+    sq = sq_means[best].reshape(RING, RING)
     black = float(np.median(v[BORDER_MASK]))
     white = float(np.median(v[OUTER_MASK]))
     contrast = white - black
-    if contrast < 30:
+    if contrast < MIN_CONTRAST:
         return None
+    c = _box_means(_chroma_integral(patch), shift).reshape(RING, RING)
     spread = np.sqrt(np.maximum(sq - v * v, 0))
     clear_colour = float(np.median(c[OUTER_MASK])) + max(20.0, 0.25 * contrast)
     bits = np.full((RING, RING), -1, np.int8)
@@ -169,6 +186,17 @@ def sample_bits(
     bits[DATA_MASK & ~_locally_clear(v, bits, plain, contrast)] = -1
     info = {"contrast": contrast, "shift_x": float(shift[0, 0]), "shift_y": float(shift[0, 1])}
     return bits, info
+
+
+def _chroma_integral(patch: npt.NDArray[np.integer[Any] | np.floating[Any]]) -> Matrix:
+    """The integral image of how coloured each pixel is (its widest channel gap)."""
+    if patch.ndim != 3:
+        return np.zeros((_INTEGRAL_SIDE, _INTEGRAL_SIDE), np.float64)
+    blue, green, red = cv2.split(patch)
+    most = cv2.max(cv2.max(blue, green), red)
+    least = cv2.min(cv2.min(blue, green), red)
+    chroma = cv2.subtract(most, least).astype(np.float64)
+    return np.asarray(cv2.integral(chroma, sdepth=cv2.CV_64F), np.float64)
 
 
 _YX = np.indices((RING, RING)).reshape(2, -1).T.astype(np.float64)
@@ -205,14 +233,21 @@ def _locally_clear(
         return np.asarray(agree & (local >= LOCAL_CONTRAST * contrast), np.bool_)
 
 
+@functools.cache
 def all_codes(count: int) -> npt.NDArray[np.int8]:
-    """Every code of the catalog in its four turns: (count, 4, 5, 5), 1 = white."""
+    """Every code of the catalog in its four turns: (count, 4, 6, 6), 1 = white.
+
+    Built once per catalog size (every photo of a catalog needs the same codes) and
+    read-only, since it is shared."""
     codes = code_bits(count).astype(np.int8)
-    return np.stack([np.stack([np.rot90(c, -t) for t in range(4)]) for c in codes])
+    turns = np.stack([np.stack([np.rot90(c, -t) for t in range(4)]) for c in codes])
+    turns.flags.writeable = False
+    return turns
 
 
 GROW = 0.5  # bits added around the occluded region
 _CENTRES = np.array([(x, y) for y in range(RING) for x in range(RING)], np.float32)
+_CENTRES64 = _CENTRES.astype(np.float64)
 
 
 def occluded(
@@ -272,25 +307,45 @@ SPLIT_FROM = 30  # bits a hull must hide (of the 100) before two occluders are t
 
 
 def _hull(group: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """The bits within ``GROW`` of the convex hull of ``group``'s bit centres."""
-    pts = _CENTRES[group.ravel()].astype(np.float64)
+    """The bits within ``GROW`` of the convex hull of ``group``'s bit centres.
+
+    Called thousands of times a photo (every group of every marker tried), so each hull
+    edge is looked up in :func:`_edges_from` rather than measured again.  Bit centres
+    lie on a unit grid, so their distances to a hull edge are never within 0.001 of
+    ``GROW``: no rounding can tell the two ways apart."""
+    pts = _CENTRES64[group.ravel()]
     if len(pts) < 3:
-        gaps = np.linalg.norm(_CENTRES[:, None, :] - pts[None, :, :], axis=2)
+        apart = _CENTRES64[:, None, :] - pts[None, :, :]
+        gaps = np.sqrt(np.add.reduce(apart * apart, axis=2))
         return np.asarray((gaps.min(axis=1) <= GROW).reshape(RING, RING), np.bool_)
-    corners = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-    ends = np.roll(corners, -1, axis=0)
-    edges = ends - corners
-    to_start = _CENTRES[:, None, :].astype(np.float64) - corners[None, :, :]
-    # Distance from every bit centre to every edge of the hull (a segment) ...
-    length = np.maximum(np.einsum("ij,ij->i", edges, edges), 1e-12)
-    along = np.clip(np.einsum("nij,ij->ni", to_start, edges) / length, 0.0, 1.0)
-    gaps = np.linalg.norm(to_start - along[..., None] * edges[None, :, :], axis=2)
-    # ... and whether it lies inside: on the same side of every edge (the hull is convex).
-    cross = edges[None, :, 0] * to_start[..., 1] - edges[None, :, 1] * to_start[..., 0]
-    inside = (cross >= -1e-9).all(axis=1) | (cross <= 1e-9).all(axis=1)
-    flat = cv2.contourArea(corners.astype(np.float32)) < 1e-6  # a line of bits: no inside
-    near = (inside & ~flat) | (gaps.min(axis=1) <= GROW)
+    corners = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+    starts = (corners[:, 1] * RING + corners[:, 0]).astype(np.intp).tolist()
+    edges = [_edges_from(a)[:, b] for a, b in zip(starts, starts[1:] + starts[:1], strict=True)]
+    table = np.stack(edges)  # (edge, beside / left / right, bit)
+    near = table[:, 0].any(axis=0)
+    if cv2.contourArea(corners) >= 1e-6:  # not a line of bits, which has no inside
+        # Inside: on the same side of every edge (the hull is convex).
+        near |= table[:, 1].all(axis=0) | table[:, 2].all(axis=0)
     return np.asarray(near.reshape(RING, RING), np.bool_)
+
+
+@functools.cache
+def _edges_from(a: int) -> npt.NDArray[np.bool_]:
+    """For every edge from bit centre ``a`` to another ``b`` (index ``[:, b]``): which
+    bits lie within ``GROW`` of the segment, and which on or left (right) of the line
+    through it: (3, 100, 100), built once for each ``a`` a hull starts an edge from."""
+    start = _CENTRES64[a]
+    edge = _CENTRES64[:, None, :] - start  # (b, 1, 2)
+    to_start = (_CENTRES64 - start)[None, :, :]  # (1, bit, 2)
+    length = np.maximum(np.add.reduce(edge * edge, axis=2), 1e-12)  # (b, 1)
+    along = np.clip(np.add.reduce(to_start * edge, axis=2) / length, 0.0, 1.0)
+    apart = to_start - along[..., None] * edge
+    cross = edge[..., 0] * to_start[..., 1] - edge[..., 1] * to_start[..., 0]
+    tables = np.stack(
+        [np.add.reduce(apart * apart, axis=2) <= GROW * GROW, cross >= -1e-9, cross <= 1e-9]
+    )
+    tables.flags.writeable = False
+    return tables
 
 
 _COVERS: dict[bytes, npt.NDArray[np.bool_]] = {}  # the same groups recur marker after marker
