@@ -431,13 +431,20 @@ def test_photos_that_disagree_are_asked_with_what_each_shows(
     text = run_cli(*argv, "--patch", "no eggs")
     assert text.status == dino_cmd.EXIT_ASK
     lines = [line for line in text.out.splitlines() if "the photos disagree" in line]
-    assert len(lines) == 4 and sum("photo 2: bare table" in line for line in lines) == 0
-    assert sum(", photo 2: " in line and "(photo 1: bare table" in line for line in lines) == 3
+    # The stranger card's three cells off the land: table in photo 1, in doubt in photo 2
+    # (its one sticker places it over the table); the sticker's own cell: photo 2 saw a
+    # contradiction there, so it is asked as photo 2 asked it, naming both readings.
+    assert len(lines) == 3
+    assert all("(photo 1: bare table, photo 2: card_disagrees)" in line for line in lines)
+    [sticker] = [line for line in text.out.splitlines() if "or put it on bare table" in line]
     found = json.loads(run_cli(*argv, "--json").out)
     assert found["complete"] is False and found["land"] is None
     disagree = [u for u in found["unread"] if u["trouble"] == "photos_disagree"]
-    assert [[p["photo"] for p in u["photos"]] for u in disagree] == [["b.jpg", "d.jpg"]] * 4
-    assert not {u["name"] for u in disagree} & {c["name"] for c in found["cells"]}
+    assert [[p["photo"] for p in u["photos"]] for u in disagree] == [["b.jpg", "d.jpg"]] * 3
+    [doubted] = [u for u in found["unread"] if u["trouble"] == "card_disagrees"]
+    assert sticker.split()[0] == doubted["name"] and len(doubted["candidates"]) == 2
+    asked = {u["name"] for u in disagree} | {doubted["name"]}
+    assert not asked & {c["name"] for c in found["cells"]}
 
 
 @pytest.mark.parametrize(

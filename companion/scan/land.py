@@ -58,7 +58,9 @@ class Trouble(StrEnum):
 TROUBLE_WORDS = {
     Trouble.NOT_SEEN: "marker not read",
     Trouble.TWO_MARKERS: "two markers claim this cell",
-    Trouble.CARD_DISAGREES: "the markers of one card disagree on where it lies",
+    Trouble.CARD_DISAGREES: (
+        "the markers of one card disagree on where it lies, or put it on bare table"
+    ),
     Trouble.DUPLICATE: "the same marker is seen twice",
     Trouble.ORDER: "cards overlap in an impossible order",
     Trouble.HALF_LARGE: "half of a large dino would be covered (D6)",
