@@ -441,16 +441,13 @@ def _drop_cards_over_table(
     for card in sorted({card for cell, card in inferred if table.bare(cell)}):
         for quarter, cell in enumerate(state.cards[card].footprint()):
             shown = state.cells.get(cell)
-            if shown is not None and shown[0] == card:
-                del state.cells[cell]
-            elif shown is not None or cell in state.unread and not _names(state, cell, card):
-                continue  # another card shows there, or is asked for there
+            if shown is not None and shown[0] != card:
+                continue  # another card shows there
+            asked = state.unread.get(cell)
+            if asked is not None and all(k != card for k, _ in asked.candidates):
+                continue  # asked about for another card
+            state.cells.pop(cell, None)
             state.unread[cell] = Unread(cell, Trouble.CARD_DISAGREES, ((card, quarter),))
-
-
-def _names(state: CardState, cell: Cell, card: str) -> bool:
-    """Whether the question about ``cell`` names ``card`` (a quarter of it not seen)."""
-    return any(k == card for k, _ in state.unread[cell].candidates)
 
 
 def _from_origin(r: Reading) -> Reading:

@@ -11,12 +11,15 @@ does); the loops, the curses set-up and the terminal's quirks are here once:
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any, TextIO
 
 GREEN, YELLOW, RED = 1, 2, 3  # colour pairs every screen uses
 QUIT_WORDS = ("quit", "exit", "q")
+ANSWERED_WHOLE = ("help", "?", "status", "s")  # their reply is the answer: no prompt after
 ENTER_KEYS = ("\n", "\r", "KEY_ENTER")
 
 Frame = Callable[[Any], None]  # draws one frame on a curses window
@@ -111,13 +114,38 @@ def table_command(
     head = words[0].lower()
     if head in QUIT_WORDS:
         return True, None
-    if head in ("help", "?"):
+    if head in ANSWERED_WHOLE[:2]:
         return True, help_text
-    if head in ("status", "s"):
+    if head in ANSWERED_WHOLE[2:]:
         return True, status()
     if head in ("undo", "u"):
         return True, undo() if len(words) == 1 else "no: undo takes nothing after it"
     return False, ""
+
+
+def answer_lines(
+    lines: Iterable[str],
+    command: Callable[[str], str | None],
+    prompt: Callable[[], str],
+    out: TextIO,
+    echo: bool = True,
+    guard: AbstractContextManager[object] | None = None,
+) -> None:
+    """A turn-based table's line mode: each line echoed (``echo``), its reply, then what
+    comes next, until ``command`` answers None (quit). ``guard`` is held over each line
+    when the phones' page changes the same table."""
+    for line in lines:
+        with guard or contextlib.nullcontext():
+            if echo and line.strip():
+                print(f"> {line.strip()}", file=out)
+            reply = command(line)
+            if reply is None:
+                return
+            if reply:
+                print(reply, file=out)
+            if line.split() and line.split()[0].lower() not in ANSWERED_WHOLE:
+                print(prompt(), file=out)
+            out.flush()
 
 
 def serve_face(

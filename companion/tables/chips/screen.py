@@ -20,18 +20,10 @@ def run_lines(helper: ChipsHelper, title: str, stream: TextIO, out: TextIO) -> N
     for message in helper.messages:
         print(message, file=out)
     print(helper.table.prompt(), file=out, flush=True)
-    for line in stream:
-        with helper.guard:  # the reply and the prompt of this command, not of a page's
-            if line.strip():
-                print(f"> {line.strip()}", file=out)
-            reply = helper.command(line)
-            if reply is None:
-                break
-            if reply:
-                print(reply, file=out)
-            if line.split() and line.split()[0].lower() not in ("help", "?", "status", "s"):
-                print(helper.table.prompt(), file=out)
-            out.flush()
+    # The reply and the prompt of this command, not of a page's in between.
+    shell.answer_lines(
+        stream, helper.command, lambda: helper.table.prompt(), out, guard=helper.guard
+    )
 
 
 @dataclass

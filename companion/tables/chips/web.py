@@ -18,7 +18,7 @@ from companion.errors import InputError
 from companion.games.chips import ChipsStep
 from companion.games.chips_cards import neighbours
 from companion.tables.chips.session import ChipsHelper
-from companion.tables.web.hub import Action, Watcher
+from companion.tables.web.hub import Action, WatchedTable
 
 KEEP_SAID = 8
 DISCARDING = (None, ChipsStep.TRIPLE, ChipsStep.HEROES, ChipsStep.SIR_FRIES)
@@ -39,7 +39,7 @@ def legal_discards(helper: ChipsHelper) -> list[int]:
     return sorted(set(neighbours(t.top)))
 
 
-class ChipsWebTable:
+class ChipsWebTable(WatchedTable):
     """The hub's ``chips`` table over a :class:`ChipsHelper`."""
 
     name = "chips"
@@ -47,16 +47,8 @@ class ChipsWebTable:
     def __init__(self, helper: ChipsHelper) -> None:
         self.helper = helper
         self.said: collections.deque[dict[str, str]] = collections.deque(maxlen=KEEP_SAID)
-        self.watcher: Watcher | None = None
 
-    def serve(self, publish: Callable[[str], object]) -> None:
-        self.watcher = Watcher(self._fingerprint, lambda: publish(self.name))
-
-    def close(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
-
-    def _fingerprint(self) -> object:
+    def fingerprint(self) -> object:
         with self.helper.guard:
             table = self.helper.table.to_dict()
         return json.dumps(table, sort_keys=True), tuple(self.helper.messages)

@@ -9,6 +9,7 @@ from typing import TextIO
 
 from companion.errors import InputError, RuleError
 from companion.games.foodchain_table import FoodChainTable
+from companion.tables import shell
 from companion.tables.foodchain.score import load_catalog
 from companion.tables.foodchain.session import FoodChainHelper, prompt
 
@@ -49,15 +50,7 @@ def run_play(options: PlayOptions) -> int:
     if catalog.example:
         print(f"Catalog: {catalog.title or 'an example with invented cards'}", file=out)
     print(prompt(helper.table), file=out, flush=True)
-    for line in _lines(sys.stdin, tty):
-        if line.strip() and not tty:
-            print(f"> {line.strip()}", file=out)
-        reply = helper.command(line)
-        if reply is None:
-            break
-        if reply:
-            print(reply, file=out)
-        if line.split() and line.split()[0].lower() not in ("help", "?", "status", "s"):
-            print(prompt(helper.table), file=out)
-        out.flush()
+    shell.answer_lines(
+        _lines(sys.stdin, tty), helper.command, lambda: prompt(helper.table), out, echo=not tty
+    )
     return 0

@@ -15,7 +15,7 @@ robot in the line has a card, so the cards are revealed all at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from companion.errors import InputError
@@ -23,10 +23,10 @@ from companion.games.getbit import GetBit, PlayError
 from companion.games.getbit_text import round_lines
 from companion.tables.getbit.entry import entry_order, refusal_text
 from companion.tables.getbit.table import GetBitTable
-from companion.tables.web.hub import Action, Watcher
+from companion.tables.web.hub import Action, WatchedTable
 
 
-class GetBitWebTable:
+class GetBitWebTable(WatchedTable):
     """The hub's ``getbit`` table over a :class:`GetBitTable`."""
 
     name = "getbit"
@@ -34,16 +34,8 @@ class GetBitWebTable:
     def __init__(self, table: GetBitTable) -> None:
         self.table = table
         self.chosen: dict[str, int] = {}  # secret choices of the round under way
-        self.watcher: Watcher | None = None
 
-    def serve(self, publish: Callable[[str], object]) -> None:
-        self.watcher = Watcher(self._fingerprint, lambda: publish(self.name))
-
-    def close(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
-
-    def _fingerprint(self) -> object:
+    def fingerprint(self) -> object:
         with self.table.guard:
             return (id(self.table.session.game), tuple(self.table.messages), len(self.chosen))
 

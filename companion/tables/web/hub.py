@@ -251,3 +251,21 @@ class Watcher:
     def stop(self) -> None:
         self._stop.set()
         self.thread.join(5)
+
+
+class WatchedTable:
+    """A live table the terminal changes too: the page hears of it when
+    :meth:`fingerprint` changes (a :class:`Watcher` started by :meth:`serve`)."""
+
+    name: str
+    watcher: Watcher | None = None
+
+    def fingerprint(self) -> object:
+        raise NotImplementedError
+
+    def serve(self, publish: Callable[[str], object]) -> None:
+        self.watcher = Watcher(self.fingerprint, lambda: publish(self.name))
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
