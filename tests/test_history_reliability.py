@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -104,3 +105,27 @@ def test_two_processes_write_at_once_without_database_is_locked(tmp_path: Path) 
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 24
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_opening_waits_for_a_writer_that_holds_a_new_file(tmp_path: Path) -> None:
+    """SQLite refuses the switch to WAL at once, without the busy timeout, while another
+    process holds a write lock on a file still in rollback mode: exactly what happens when
+    two processes create the history together. Opening waits for it instead."""
+    db = tmp_path / "h.sqlite3"
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN IMMEDIATE")
+    raw = sqlite3.connect(db, timeout=5, isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        raw.execute("PRAGMA journal_mode = WAL")  # the trap: no wait at all
+    raw.close()
+    release = threading.Timer(0.2, holder.execute, args=("COMMIT",))
+    release.start()
+    try:
+        conn = connect(db)
+    finally:
+        release.join()
+        holder.close()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] > 0
+    conn.close()

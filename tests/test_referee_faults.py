@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from companion.games.chomp import Card, ChompGame, RoundResult
+from companion.referee import daemon as daemon_module
 from companion.referee.audit import audit
 from companion.referee.clock import ManualClock, MonotonicClock
 from companion.referee.core import Phase, Referee, Timing
@@ -235,8 +236,14 @@ def test_c18_a_bounced_button_held_down_is_flagged_stuck(bounce: str) -> None:
 # -- 7. decisions on time --------------------------------------------------------------------
 
 
-def test_the_loop_wakes_at_the_decision_deadline_with_no_input(tmp_path: Path) -> None:
-    """Before: a decision was seen 70-250 ms late after the loop slept with no input."""
+def test_the_loop_wakes_at_the_decision_deadline_with_no_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a decision waited for the loop's idle wake (then 250 ms) after the loop
+    slept with no input. The idle wake is made 30 s here, so only a loop that sleeps to
+    the deadline decides in time; the bound left is wide enough for a loaded machine
+    (how late it really is, is the referee benchmark's figure)."""
+    monkeypatch.setattr(daemon_module, "IDLE_WAIT_S", 30.0)
     clock = MonotonicClock()
     decided = threading.Event()
     at: list[int] = []
@@ -252,12 +259,12 @@ def test_the_loop_wakes_at_the_decision_deadline_with_no_input(tmp_path: Path) -
     d.put(RevealStamp(reveal, "button"))
     d.put(Cards(dict(CARDS)))
     d.put(press("bob", reveal + 20 * MS))  # stamped ahead: due at +20.5 ms + settle
-    assert decided.wait(5)
+    assert decided.wait(10)
     d.close()
     assert not worker.is_alive()
     due = reveal + 20 * MS + 500 * US + 5 * MS
     assert at[0] >= due
-    assert (at[0] - due) / MS < 60, "the verdict left late"  # generous: a loaded machine
+    assert (at[0] - due) / MS < 2000, "the verdict waited for the idle wake"
 
 
 def test_the_gc_is_kept_out_of_a_round(tmp_path: Path) -> None:

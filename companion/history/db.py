@@ -3,7 +3,8 @@
 SQLite in WAL mode with foreign keys on. Each connection waits up to ``BUSY_TIMEOUT_MS``
 for another writer (the referee and a scoring command may write at once), and every
 write is one short ``BEGIN IMMEDIATE`` transaction, so a writer never meets "database is
-locked" and a power cut loses at most the game being written.
+locked" and a power cut loses at most the game being written. The one step SQLite will
+not wait for, the switch of a new file to WAL, is retried by ``enter_wal``.
 
 The schema's version is ``PRAGMA user_version``; ``MIGRATIONS[n]`` takes a database from
 version ``n`` to ``n + 1``, so a file from any earlier version is brought forward step by
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -126,7 +128,7 @@ def connect(
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         if where != MEMORY:
-            conn.execute("PRAGMA journal_mode = WAL")
+            enter_wal(conn)
             # FULL: the WAL is synced at every commit, so a power cut cannot take back a
             # game already written (NORMAL could lose the last few commits).
             conn.execute("PRAGMA synchronous = FULL")
@@ -134,6 +136,30 @@ def connect(
     except sqlite3.DatabaseError as exc:
         raise InputError("", f"not a history database ({exc})", where) from None
     return conn
+
+
+def enter_wal(conn: sqlite3.Connection, patience_s: float = BUSY_TIMEOUT_MS / 1000) -> None:
+    """Put the file in WAL mode, waiting for a process that is doing the same.
+
+    The switch needs the file to itself, and SQLite answers "database is locked" at once
+    instead of calling the busy handler when two processes open a new file together; so
+    the switch is retried here, and skipped when the file is WAL already (it persists).
+    """
+    deadline = time.monotonic() + patience_s
+    pause = 0.001
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+                return
+            if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() == "wal":
+                return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+        if time.monotonic() >= deadline:
+            raise sqlite3.OperationalError("database is locked (cannot switch it to WAL)")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def version(conn: sqlite3.Connection) -> int:
