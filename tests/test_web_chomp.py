@@ -237,7 +237,7 @@ def test_the_loop_only_pokes_the_publisher_which_publishes_on_its_own_thread(
         hook = session.daemon.on_step
         assert hook is not None
         hook(RefereeStep(messages=["hello"]))  # what the loop calls after a step
-        assert published.wait(2)
+        assert published.wait(10)
         assert threads == ["web-publisher"] and hub.snapshot("chomp").version == 2
         assert hub.snapshot("chomp").state["messages"][-1] == "hello"
     finally:
