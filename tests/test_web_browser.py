@@ -252,7 +252,7 @@ def test_a_photo_taken_on_the_phone_is_read_asked_about_and_scored(
     page.wait_for_selector("#eggs-save", timeout=60_000)
     assert page.inner_text("#photo-status") == "Photo 1: 7 cards, 25 cells read, 0 unread."
     assert "Without egg tokens" in page.inner_text("#photo-report")
-    page.wait_for_function("document.querySelector('#annotated').naturalWidth > 0")
+    page.wait_for_function("document.querySelector('#annotated img')?.naturalWidth > 0")
     for nest in page.locator("input[data-nest]").all():
         nest.check()
     page.click("#eggs-save")
@@ -260,10 +260,25 @@ def test_a_photo_taken_on_the_phone_is_read_asked_about_and_scored(
         f"document.querySelector('#photo-report .total')?.textContent.startsWith('Score {truth}')"
     )
     assert page.locator("#photo-grid ellipse.egg").count() == 2
+    # one more photo of the land (here the same one): merged, the eggs kept
+    assert page.is_visible("#photo-more-label")
+    page.set_input_files("#photo-more", str(photo))
+    page.wait_for_function(
+        "document.querySelector('#photo-status').textContent.startsWith('2 photos')",
+        timeout=60_000,
+    )
+    assert page.inner_text("#photo-status") == (
+        "2 photos of this land merged: 7 cards, 25 cells read, 0 unread."
+    )
+    page.wait_for_function(
+        "[...document.querySelectorAll('#annotated img')].filter(i => i.naturalWidth > 0)"
+        ".length === 2"
+    )
+    assert total(page, "#photo-report").startswith(f"Score {truth}")
     page.screenshot(path=str(shots / "photo-phone.png"), full_page=True)
     tablet = phone(browser, url, None, TABLET)
     tablet.click('nav a[data-tab="photo"]')
-    tablet.wait_for_function("document.querySelector('#annotated').naturalWidth > 0")
+    tablet.wait_for_function("document.querySelector('#annotated img')?.naturalWidth > 0")
     assert total(tablet, "#photo-report").startswith(f"Score {truth}")
     tablet.screenshot(path=str(shots / "photo-tablet.png"), full_page=True)
 

@@ -254,15 +254,27 @@ async def photo_upload(request: Request) -> Response:
     body = await read_body(request, site.limits.photo_bytes)
     if not body:
         raise Refused(400, "photo", "the upload is empty")
+    add = request.query_params.get("add", "0")
+    if add not in ("0", "1"):
+        raise Refused(400, "add", "1 (another photo of the same land) or 0 (a new land)")
     async with site.scanning:  # one photo at a time: the Pi has few cores
-        await anyio.to_thread.run_sync(site.photo.read, body)
+        await anyio.to_thread.run_sync(site.photo.read, body, add == "1")
     return JSONResponse(site.hub.publish(site.photo.name).to_dict())
 
 
 async def photo_annotated(request: Request) -> Response:
-    image = _site(request).photo.annotated
-    if not image:
+    """What the scan saw in the land's photo ``k`` (1, the first, by default)."""
+    images = _site(request).photo.annotated
+    if not images:
         raise Refused(404, "photo", "no photo read yet")
+    given = request.query_params.get("k", "1")
+    if not given.isdigit() or len(given) > 3:
+        raise Refused(400, "k", f"a photo's number (1, 2, ...), not {given[:20]!r}")
+    if not 1 <= int(given) <= len(images):
+        raise Refused(404, "k", f"the land has photos 1 to {len(images)}, not {given}")
+    image = images[int(given) - 1]
+    if not image:
+        raise Refused(404, "photo", "that photo's annotated image could not be made")
     return Response(image, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
 

@@ -299,11 +299,17 @@ function drawPhotoTab(state) {
   $("photo-ready").textContent = state.ready
     ? `Photos are read through the card catalog ${state.catalog}.`
     : "Photos need the card catalog: start the server with companion web --catalog FILE.";
-  const img = $("annotated");
-  if (state.photo) { img.src = `/api/photo/annotated.jpg?n=${state.photo}`; img.hidden = false; } else img.hidden = true;
+  const shown = $("annotated");
+  const want = [];
+  for (let k = 1; k <= state.photos; k++) want.push(`/api/photo/annotated.jpg?k=${k}&n=${state.photo}`);
+  if ([...shown.children].map((i) => i.getAttribute("src")).join() !== want.join()) {
+    shown.replaceChildren(...want.map((src, k) => el("img", { src, alt: `what the scan saw in photo ${k + 1}` })));
+  }
+  $("photo-more-label").hidden = !state.photos || state.photos >= state.max_photos;
   if (!state.photo) { $("photo-status").textContent = "No photo yet."; return; }
   const cards = state.cards.length === 1 ? "1 card" : `${state.cards.length} cards`;
-  $("photo-status").textContent = `Photo ${state.photo}: ${cards}, ${state.read} cells read, ${state.unread.length} unread.`;
+  const which = state.photos > 1 ? `${state.photos} photos of this land merged` : `Photo ${state.photo}`;
+  $("photo-status").textContent = `${which}: ${cards}, ${state.read} cells read, ${state.unread.length} unread.`;
   const unread = new Set(state.unread.map((u) => key(u.cell)));
   const cells = state.map.map((c) => ({ cell: c.cell, token: unread.has(key(c.cell)) ? "?" : c.token }));
   for (const u of state.unread) if (!cells.some((c) => key(c.cell) === key(u.cell))) cells.push({ cell: u.cell, token: "?" });
@@ -356,11 +362,12 @@ function answerButton(cell, value, text) {
   return b;
 }
 
-async function uploadPhoto(file) {
+async function uploadPhoto(file, add = false) {
   if (!ui.canChange) return showError("code: changing the table needs its join code (Join, above)");
   $("photo-status").textContent = `Reading the photo (${Math.round(file.size / 1024)} KB)…`;
-  const snap = await post("/api/photo", file, file.type || "image/jpeg");
-  if (snap) { ui.asking = null; draw(snap); } else $("photo-status").textContent = "The photo was not read.";
+  const snap = await post(add ? "/api/photo?add=1" : "/api/photo", file, file.type || "image/jpeg");
+  if (snap) { ui.asking = null; draw(snap); } else if (ui.photo) drawPhotoTab(ui.photo);
+  else $("photo-status").textContent = "The photo was not read.";
 }
 
 // ---- Food Chain -----------------------------------------------------------------------
@@ -451,7 +458,8 @@ async function start() {
   for (const b of document.querySelectorAll("[data-tool]")) b.addEventListener("click", () => { ui.tool = b.dataset.tool; ui.first = null; refreshTools(); redrawLand(); });
   $("clear").addEventListener("click", () => act("land", { type: "clear" }));
   $("grid-load").addEventListener("click", () => act("land", { type: "grid", text: $("grid-text").value }));
-  $("photo-input").addEventListener("change", (e) => { if (e.target.files[0]) uploadPhoto(e.target.files[0]); });
+  $("photo-input").addEventListener("change", (e) => { if (e.target.files[0]) uploadPhoto(e.target.files[0]); e.target.value = ""; });
+  $("photo-more").addEventListener("change", (e) => { if (e.target.files[0]) uploadPhoto(e.target.files[0], true); e.target.value = ""; });
   $("add-player").addEventListener("click", () => addPlayer());
   $("sheet").addEventListener("submit", scoreSheet);
   addPlayer("ann", "red", "", "red 4");
