@@ -166,6 +166,11 @@ def search(
 # with the same corners.  At full resolution the copy's outlines, scaled, say where.
 BUSY_OUTLINES = 400  # square outlines on one threshold pass above which a photo is busy
 _SAMPLES = (np.arange(BITS + 2) - 0.5) / BITS  # a marker's cells and its margin, across
+_U = np.broadcast_to(_SAMPLES[None, :], (BITS + 2, BITS + 2)).ravel()  # across, row by row
+_V = np.broadcast_to(_SAMPLES[:, None], (BITS + 2, BITS + 2)).ravel()  # down
+# Each corner's bilinear weight at each cell centre.  (1 - u) * (1 - v) * corner takes
+# the weight first, then the corner, so blending with these gives the very same numbers.
+_BLEND = np.stack([(1 - _U) * (1 - _V), _U * (1 - _V), _U * _V, (1 - _U) * _V])
 
 
 def _outlines(gray: Image, parameters: Any, windows: Sequence[int]) -> Matrix:
@@ -184,6 +189,8 @@ def _outlines(gray: Image, parameters: Any, windows: Sequence[int]) -> Matrix:
             window | 1,
             parameters.adaptiveThreshConstant,
         )
+        if shortest > _SPECK:  # the specks' contours are too short to keep anyway
+            binary = _without_specks(np.asarray(binary, np.uint8))
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         lengths = np.fromiter(map(len, contours), np.int64, len(contours))
         for index in np.flatnonzero((lengths >= shortest) & (lengths <= longest_allowed)).tolist():
@@ -192,6 +199,30 @@ def _outlines(gray: Image, parameters: Any, windows: Sequence[int]) -> Matrix:
             if len(corners) == 4 and cv2.isContourConvex(corners):
                 quads.append(corners.reshape(4, 2))
     return np.asarray(quads, np.float64).reshape(-1, 4, 2)
+
+
+# A lone pixel of a threshold (set, no set pixel round it) and a lone hole (clear, its
+# four neighbours set) each make a contour of their own, 1 and 4 points long: thousands
+# on a busy cloth or a noisy photo, each costing findContours as much as a real one.
+_SPECK = 4  # the longest such contour
+_AROUND = np.array([[1, 1, 1], [1, 0, 1], [1, 1, 1]], np.uint8)
+_CROSS = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)
+
+
+def _without_specks(binary: Image) -> Image:
+    """``binary`` (0 or 255) with its lone pixels and lone holes flipped.
+
+    findContours then gives the same contours in the same order, less the specks' own:
+    a lone pixel touches no other set pixel, so no other border passes beside it, and
+    filling a lone hole only joins it to the set pixels round it, whose other borders
+    never look at it (the property test runs both on random images).  Outside the image
+    counts as clear, as findContours takes it."""
+    clear = cv2.BORDER_CONSTANT  # with 0 beyond the edge
+    neighbours = cv2.dilate(binary, _AROUND, borderType=clear, borderValue=0)
+    closed = cv2.erode(binary, _CROSS, borderType=clear, borderValue=0)
+    lone = cv2.bitwise_and(binary, cv2.bitwise_not(neighbours))
+    hole = cv2.bitwise_and(cv2.bitwise_not(binary), closed)
+    return np.asarray(cv2.bitwise_xor(binary, cv2.bitwise_or(lone, hole)), np.uint8)
 
 
 def _busy_outlines(gray: Image, parameters: Any) -> Matrix | None:
@@ -217,15 +248,19 @@ def _marker_like(gray: Image, quads: Matrix) -> npt.NDArray[np.bool_]:
 
     Far more lenient than ArUco's own test (a border half dark, three cells of each
     tone), so that no outline ArUco could read is set aside."""
-    u = _SAMPLES[None, :, None]
-    v = _SAMPLES[:, None, None]
-    p0, p1, p2, p3 = (quads[:, k][:, None, None, :] for k in range(4))
-    points = (1 - u) * (1 - v) * p0 + u * (1 - v) * p1 + u * v * p2 + (1 - u) * v * p3
-    height, width = gray.shape[:2]
-    xs = np.clip(np.rint(points[..., 0]).astype(np.int64), 0, width - 1)
-    ys = np.clip(np.rint(points[..., 1]).astype(np.int64), 0, height - 1)
-    cells = gray[ys, xs].astype(np.float32)  # N x 10 x 10: a pixel at each cell centre
     n = len(quads)
+    height, width = gray.shape[:2]
+    # A pixel at each cell centre, N x 10 x 10: the corners blended bilinearly, x and y
+    # apart so that every operation runs along the 100 cells (an axis of 2 last is slow).
+    w0, w1, w2, w3 = _BLEND
+    x, y = (
+        w0 * c[:, 0:1] + w1 * c[:, 1:2] + w2 * c[:, 2:3] + w3 * c[:, 3:4]
+        for c in (quads[:, :, 0], quads[:, :, 1])
+    )
+    xs = np.clip(np.rint(x).astype(np.int64), 0, width - 1)
+    ys = np.clip(np.rint(y).astype(np.int64), 0, height - 1)
+    levels = np.ascontiguousarray(gray).ravel()[ys * width + xs]
+    cells = levels.reshape(n, BITS + 2, BITS + 2).astype(np.float32)
     data = cells[:, 2:-2, 2:-2].reshape(n, -1)
     border = np.concatenate(
         [cells[:, 1, 1:-1], cells[:, -2, 1:-1], cells[:, 2:-2, 1], cells[:, 2:-2, -2]], axis=1
@@ -233,7 +268,7 @@ def _marker_like(gray: Image, quads: Matrix) -> npt.NDArray[np.bool_]:
     margin = np.concatenate(
         [cells[:, 0, :], cells[:, -1, :], cells[:, 1:-1, 0], cells[:, 1:-1, -1]], axis=1
     )
-    dark, light = np.median(border, axis=1), np.median(margin, axis=1)
+    dark, light = _median_rows(border), _median_rows(margin)
     middle = ((dark + light) / 2)[:, None]
     return np.asarray(
         (light - dark >= 10)
@@ -242,6 +277,16 @@ def _marker_like(gray: Image, quads: Matrix) -> npt.NDArray[np.bool_]:
         & (np.count_nonzero(data < middle, axis=1) >= 3),
         np.bool_,
     )
+
+
+def _median_rows(values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """``np.median(values, axis=1)``, the same numbers: the middle of each sorted row, or
+    the mean of the two middle ones (added, then halved, in float32 as NumPy does)."""
+    ordered = np.sort(values, axis=1)
+    half = values.shape[1] // 2
+    if values.shape[1] % 2:
+        return np.asarray(ordered[:, half], np.float32)
+    return np.asarray((ordered[:, half - 1] + ordered[:, half]) / np.float32(2), np.float32)
 
 
 def _only_near(gray: Image, outlines: Matrix) -> Image:
