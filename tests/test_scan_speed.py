@@ -19,11 +19,14 @@ np = pytest.importorskip("numpy")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from companion.games.dino import Cell  # noqa: E402
 from companion.scan import grid  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
+from companion.scan.cards import Ground  # noqa: E402
 from companion.scan.grid import Image, Matrix, ReadOptions, gray_of, search  # noqa: E402
 from companion.scan.land import build  # noqa: E402
 from companion.scan.markers import MarkerBook, marker_image  # noqa: E402
+from companion.scan.outline import _medians  # noqa: E402
 from companion.scan.reader import read_photo  # noqa: E402
 from companion.scan.synth import Photo, Style, random_photo  # noqa: E402
 
@@ -282,14 +285,56 @@ def _gingham_copy() -> Image:
     columns=st.integers(1, 40),
     seed=st.integers(0, 2**32 - 1),
     levels=st.booleans(),
+    double=st.booleans(),
 )
-def test_median_rows_is_numpys_median(rows: int, columns: int, seed: int, levels: bool) -> None:
+def test_median_rows_is_numpys_median(
+    rows: int, columns: int, seed: int, levels: bool, double: bool
+) -> None:
     rng = np.random.default_rng(seed)
     if levels:  # grey levels, as the search takes them, with ties
         values = rng.integers(0, 256, (rows, columns)).astype(np.float32)
     else:
         values = rng.normal(0, 1e3, (rows, columns)).astype(np.float32)
-    got = grid._median_rows(values)
+    if double:  # sample_bits' levels
+        values = values.astype(np.float64) + rng.random((rows, columns))
+    got = grid.median_rows(values)
     want = np.median(values, axis=1)
+    assert got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    land=st.sets(st.tuples(st.integers(-6, 6), st.integers(-6, 6)), max_size=12),
+    cell=st.tuples(st.integers(-6, 6), st.integers(-6, 6)),
+)
+def test_ground_far_from_land_is_the_plain_loop(land: set[Cell], cell: Cell) -> None:
+    """The table look-up marks the very pixels the loop over the window's cells did."""
+    ground = Ground(np.zeros((4, 4), np.uint8), np.eye(3), land)
+    reach, px = Ground.REACH, 4
+    us = (np.arange((2 * reach + 1) * px, dtype=np.float64) + 0.5) / px
+    gx, gy = np.meshgrid(cell[0] - reach + us, cell[1] - reach + us)
+    cells = np.floor(np.stack([gx.ravel(), gy.ravel()], 1)).astype(int)
+    plain = np.zeros(len(cells), bool)
+    for dy in range(-reach, reach + 1):
+        for dx in range(-reach, reach + 1):
+            c = (cell[0] + dx, cell[1] + dy)
+            if any(max(abs(c[0] - a), abs(c[1] - b)) < 2 for a, b in land):
+                continue
+            plain |= (cells[:, 0] == c[0]) & (cells[:, 1] == c[1])
+    assert np.array_equal(ground._far_from_land(cell, cells), plain)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    sizes=st.lists(st.sampled_from([144, 144, 144, 72, 100, 3, 1]), min_size=1, max_size=30),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_table_medians_are_numpys(sizes: list[int], seed: int) -> None:
+    """The sampled cells' median colours, taken together, are each block's own median."""
+    rng = np.random.default_rng(seed)
+    blocks = [rng.integers(0, 256, (n, 3)).astype(np.float32) + 0.25 for n in sizes]
+    want = np.array([np.median(b, axis=0) for b in blocks])
+    got = _medians(blocks)
     assert got.dtype == want.dtype
     assert got.tobytes() == want.tobytes()
