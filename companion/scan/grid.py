@@ -139,7 +139,7 @@ def search(
     if near is not None:
         outlines = (near + 0.5) / scale - 0.5
     else:
-        outlines = _busy_outlines(small, parameters)
+        outlines = _busy_outlines(small, parameters, noisy=small is gray)
     if outlines is not None:
         small = _only_near(small, outlines)
     detector = cv2.aruco.ArucoDetector(book.dictionary(), parameters)
@@ -173,8 +173,10 @@ _V = np.broadcast_to(_SAMPLES[:, None], (BITS + 2, BITS + 2)).ravel()  # down
 _BLEND = np.stack([(1 - _U) * (1 - _V), _U * (1 - _V), _U * _V, (1 - _U) * _V])
 
 
-def _outlines(gray: Image, parameters: Any, windows: Sequence[int]) -> Matrix:
-    """The convex four-cornered outlines ArUco would take as candidates, N x 4 x 2."""
+def _outlines(gray: Image, parameters: Any, windows: Sequence[int], noisy: bool = False) -> Matrix:
+    """The convex four-cornered outlines ArUco would take as candidates, N x 4 x 2.
+    ``noisy``: a photo at full resolution, whose noise makes specks of a few pixels (a
+    reduced copy averages them away)."""
     longest = max(gray.shape[:2])
     shortest = parameters.minMarkerPerimeterRate * longest
     longest_allowed = parameters.maxMarkerPerimeterRate * longest
@@ -190,7 +192,7 @@ def _outlines(gray: Image, parameters: Any, windows: Sequence[int]) -> Matrix:
             parameters.adaptiveThreshConstant,
         )
         if shortest > _SPECK:  # the specks' contours are too short to keep anyway
-            binary = _without_specks(np.asarray(binary, np.uint8))
+            binary = _without_specks(np.asarray(binary, np.uint8), noisy)
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         lengths = np.fromiter(map(len, contours), np.int64, len(contours))
         for index in np.flatnonzero((lengths >= shortest) & (lengths <= longest_allowed)).tolist():
@@ -204,13 +206,23 @@ def _outlines(gray: Image, parameters: Any, windows: Sequence[int]) -> Matrix:
 # A lone pixel of a threshold (set, no set pixel round it) and a lone hole (clear, its
 # four neighbours set) each make a contour of their own, 1 and 4 points long: thousands
 # on a busy cloth or a noisy photo, each costing findContours as much as a real one.
-_SPECK = 4  # the longest such contour
+# So do specks of up to 2 x 2 pixels, set or clear, by the hundred thousand at full
+# resolution.
+_SPECK = 8  # the longest contour of any of them (round a clear 2 x 2)
 _AROUND = np.array([[1, 1, 1], [1, 0, 1], [1, 1, 1]], np.uint8)
 _CROSS = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)
+# Round a 2 x 2 window (its top left at the anchor, 1, 1): the 12 pixels that touch it,
+# and the 8 that share a side with it.
+_RING = np.ones((4, 4), np.uint8)
+_RING[1:3, 1:3] = 0
+_SIDE_RING = _RING.copy()
+_SIDE_RING[[0, 0, 3, 3], [0, 3, 0, 3]] = 0
+_WINDOW = np.ones((2, 2), np.uint8)  # the 2 x 2 windows a pixel lies in
 
 
-def _without_specks(binary: Image) -> Image:
-    """``binary`` (0 or 255) with its lone pixels and lone holes flipped.
+def _without_specks(binary: Image, small_too: bool = False) -> Image:
+    """``binary`` (0 or 255) with its lone pixels and lone holes flipped (``small_too``:
+    and every set or clear speck that fits in 2 x 2 pixels).
 
     findContours then gives the same contours in the same order, less the specks' own:
     a lone pixel touches no other set pixel, so no other border passes beside it, and
@@ -222,20 +234,30 @@ def _without_specks(binary: Image) -> Image:
     closed = cv2.erode(binary, _CROSS, borderType=clear, borderValue=0)  # all four set
     # A set pixel stays set if a neighbour is; a clear one is set if its four neighbours
     # are (a set pixel's four neighbours set: it has a neighbour, so it stays).
-    return np.asarray(cv2.bitwise_or(cv2.bitwise_and(binary, beside), closed), np.uint8)
+    kept = cv2.bitwise_or(cv2.bitwise_and(binary, beside), closed)
+    if small_too:
+        # A 2 x 2 window with nothing set round it holds whole specks (no more than its
+        # four pixels); one whose 8 side neighbours are set closes its clear pixels in.
+        ring = cv2.dilate(binary, _RING, anchor=(1, 1), borderType=clear, borderValue=0)
+        apart = cv2.dilate(cv2.bitwise_not(ring), _WINDOW, anchor=(1, 1), borderType=clear)
+        shut = cv2.erode(binary, _SIDE_RING, anchor=(1, 1), borderType=clear, borderValue=0)
+        inside = cv2.dilate(shut, _WINDOW, anchor=(1, 1), borderType=clear)
+        kept = cv2.bitwise_or(cv2.bitwise_and(kept, cv2.bitwise_not(apart)), inside)
+    return np.asarray(kept, np.uint8)
 
 
-def _busy_outlines(gray: Image, parameters: Any) -> Matrix | None:
+def _busy_outlines(gray: Image, parameters: Any, noisy: bool = False) -> Matrix | None:
     """Every outline ArUco would try on a busy photo (one outline per spot); None when
-    the photo is not busy, where ArUco is quick on its own."""
+    the photo is not busy, where ArUco is quick on its own.  ``noisy``: :func:`_outlines`."""
     first = parameters.adaptiveThreshWinSizeMin
     windows = list(range(first, parameters.adaptiveThreshWinSizeMax + 1))
     windows = windows[:: parameters.adaptiveThreshWinSizeStep]
     probe = windows[len(windows) // 2]
-    quads = _outlines(gray, parameters, [probe])
+    quads = _outlines(gray, parameters, [probe], noisy)
     if len(quads) <= BUSY_OUTLINES:
         return None
-    quads = np.concatenate([quads, _outlines(gray, parameters, [w for w in windows if w != probe])])
+    rest = _outlines(gray, parameters, [w for w in windows if w != probe], noisy)
+    quads = np.concatenate([quads, rest])
     # The same square found on several passes: one of it is enough to say where.
     key = np.rint(np.hstack([quads.mean(axis=1), quads[:, 0]]) / 2).astype(np.int64)
     _, first_of = np.unique(key, axis=0, return_index=True)
