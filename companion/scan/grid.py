@@ -175,8 +175,8 @@ _BLEND = np.stack([(1 - _U) * (1 - _V), _U * (1 - _V), _U * _V, (1 - _U) * _V])
 
 def _outlines(gray: Image, parameters: Any, windows: Sequence[int], noisy: bool = False) -> Matrix:
     """The convex four-cornered outlines ArUco would take as candidates, N x 4 x 2.
-    ``noisy``: a photo at full resolution, whose noise makes specks of a few pixels (a
-    reduced copy averages them away)."""
+    ``noisy``: a photo at full resolution, whose noise may make specks of a few pixels
+    by the hundred thousand (a reduced copy averages them away)."""
     longest = max(gray.shape[:2])
     shortest = parameters.minMarkerPerimeterRate * longest
     longest_allowed = parameters.maxMarkerPerimeterRate * longest
@@ -192,7 +192,11 @@ def _outlines(gray: Image, parameters: Any, windows: Sequence[int], noisy: bool 
             parameters.adaptiveThreshConstant,
         )
         if shortest > _SPECK:  # the specks' contours are too short to keep anyway
-            binary = _without_specks(np.asarray(binary, np.uint8), noisy)
+            plain = np.asarray(binary, np.uint8)
+            binary = _without_specks(plain)
+            flipped = cv2.countNonZero(cv2.bitwise_xor(plain, binary))
+            if noisy and flipped > _NOISY * plain.size:
+                binary = _without_small_specks(plain, binary)
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         lengths = np.fromiter(map(len, contours), np.int64, len(contours))
         for index in np.flatnonzero((lengths >= shortest) & (lengths <= longest_allowed)).tolist():
@@ -206,9 +210,11 @@ def _outlines(gray: Image, parameters: Any, windows: Sequence[int], noisy: bool 
 # A lone pixel of a threshold (set, no set pixel round it) and a lone hole (clear, its
 # four neighbours set) each make a contour of their own, 1 and 4 points long: thousands
 # on a busy cloth or a noisy photo, each costing findContours as much as a real one.
-# So do specks of up to 2 x 2 pixels, set or clear, by the hundred thousand at full
-# resolution.
+# So do specks of up to 2 x 2 pixels, set or clear, by the hundred thousand on a noisy
+# photo at full resolution (where lone pixels are 1% of the pixels or more: elsewhere
+# looking for them costs more than it saves).
 _SPECK = 8  # the longest contour of any of them (round a clear 2 x 2)
+_NOISY = 0.01
 _AROUND = np.array([[1, 1, 1], [1, 0, 1], [1, 1, 1]], np.uint8)
 _CROSS = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)
 # Round a 2 x 2 window (its top left at the anchor, 1, 1): the 12 pixels that touch it,
@@ -220,9 +226,8 @@ _SIDE_RING[[0, 0, 3, 3], [0, 3, 0, 3]] = 0
 _WINDOW = np.ones((2, 2), np.uint8)  # the 2 x 2 windows a pixel lies in
 
 
-def _without_specks(binary: Image, small_too: bool = False) -> Image:
-    """``binary`` (0 or 255) with its lone pixels and lone holes flipped (``small_too``:
-    and every set or clear speck that fits in 2 x 2 pixels).
+def _without_specks(binary: Image) -> Image:
+    """``binary`` (0 or 255) with its lone pixels and lone holes flipped.
 
     findContours then gives the same contours in the same order, less the specks' own:
     a lone pixel touches no other set pixel, so no other border passes beside it, and
@@ -234,16 +239,22 @@ def _without_specks(binary: Image, small_too: bool = False) -> Image:
     closed = cv2.erode(binary, _CROSS, borderType=clear, borderValue=0)  # all four set
     # A set pixel stays set if a neighbour is; a clear one is set if its four neighbours
     # are (a set pixel's four neighbours set: it has a neighbour, so it stays).
-    kept = cv2.bitwise_or(cv2.bitwise_and(binary, beside), closed)
-    if small_too:
-        # A 2 x 2 window with nothing set round it holds whole specks (no more than its
-        # four pixels); one whose 8 side neighbours are set closes its clear pixels in.
-        ring = cv2.dilate(binary, _RING, anchor=(1, 1), borderType=clear, borderValue=0)
-        apart = cv2.dilate(cv2.bitwise_not(ring), _WINDOW, anchor=(1, 1), borderType=clear)
-        shut = cv2.erode(binary, _SIDE_RING, anchor=(1, 1), borderType=clear, borderValue=0)
-        inside = cv2.dilate(shut, _WINDOW, anchor=(1, 1), borderType=clear)
-        kept = cv2.bitwise_or(cv2.bitwise_and(kept, cv2.bitwise_not(apart)), inside)
-    return np.asarray(kept, np.uint8)
+    return np.asarray(cv2.bitwise_or(cv2.bitwise_and(binary, beside), closed), np.uint8)
+
+
+def _without_small_specks(binary: Image, kept: Image) -> Image:
+    """``kept`` (:func:`_without_specks` of ``binary``) less every set or clear speck of
+    ``binary`` that fits in 2 x 2 pixels, for the same reasons: a 2 x 2 window with
+    nothing set round it holds whole specks (no more than its four pixels), and one
+    whose 8 side neighbours are set closes its clear pixels in."""
+    clear = cv2.BORDER_CONSTANT  # with 0 beyond the edge
+    ring = cv2.dilate(binary, _RING, anchor=(1, 1), borderType=clear, borderValue=0)
+    apart = cv2.dilate(cv2.bitwise_not(ring), _WINDOW, anchor=(1, 1), borderType=clear)
+    shut = cv2.erode(binary, _SIDE_RING, anchor=(1, 1), borderType=clear, borderValue=0)
+    inside = cv2.dilate(shut, _WINDOW, anchor=(1, 1), borderType=clear)
+    return np.asarray(
+        cv2.bitwise_or(cv2.bitwise_and(kept, cv2.bitwise_not(apart)), inside), np.uint8
+    )
 
 
 def _busy_outlines(gray: Image, parameters: Any, noisy: bool = False) -> Matrix | None:
