@@ -194,8 +194,8 @@ def _outlines(gray: Image, parameters: Any, windows: Sequence[int], noisy: bool 
         if shortest > _SPECK:  # the specks' contours are too short to keep anyway
             plain = np.asarray(binary, np.uint8)
             binary = _without_specks(plain)
-            flipped = cv2.countNonZero(cv2.bitwise_xor(plain, binary))
-            if noisy and flipped > _NOISY * plain.size:
+            lone = cv2.countNonZero(cv2.bitwise_xor(plain, binary)) if noisy else 0
+            if lone > _NOISY * plain.size:
                 binary = _without_small_specks(plain, binary)
         contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         lengths = np.fromiter(map(len, contours), np.int64, len(contours))
