@@ -19,11 +19,14 @@ np = pytest.importorskip("numpy")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from companion.games.dino import Cell  # noqa: E402
 from companion.scan import grid  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
+from companion.scan.cards import Ground  # noqa: E402
 from companion.scan.grid import Image, Matrix, ReadOptions, gray_of, search  # noqa: E402
 from companion.scan.land import build  # noqa: E402
 from companion.scan.markers import MarkerBook, marker_image  # noqa: E402
+from companion.scan.outline import _medians  # noqa: E402
 from companion.scan.reader import read_photo  # noqa: E402
 from companion.scan.synth import Photo, Style, random_photo  # noqa: E402
 
@@ -163,3 +166,183 @@ def test_outlines_outside_a_part_of_the_photo_leave_it_flat() -> None:
     opened = grid._only_near(part, np.concatenate([left, quad, below]))
     assert not (opened == 128).all()
     assert (opened[image.shape[0] + 40 :, :] == 128).all()
+
+
+# The search's faster paths against the plain ones they replace (issue 15, seed 3's time).
+
+
+def _contours_of_note(binary: Image) -> list[bytes]:
+    """findContours' contours longer than a speck's, in its order."""
+    contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    return [c.tobytes() for c in contours if len(c) > grid._SPECK]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    height=st.integers(1, 40),
+    width=st.integers(1, 40),
+    density=st.floats(0.05, 0.95),
+    seed=st.integers(0, 2**32 - 1),
+    small_too=st.booleans(),
+)
+def test_without_specks_findcontours_gives_the_same_contours(
+    height: int, width: int, density: float, seed: int, small_too: bool
+) -> None:
+    """Specks flipped, every longer contour is the same, in the same order, on any
+    threshold (random noise makes thousands of specks, at the edges too)."""
+    rng = np.random.default_rng(seed)
+    binary = np.where(rng.random((height, width)) < density, 255, 0).astype(np.uint8)
+    cleaned = grid._without_specks(binary)
+    if small_too:
+        cleaned = grid._without_small_specks(binary, cleaned)
+    assert _contours_of_note(cleaned) == _contours_of_note(binary)
+    if small_too:
+        return
+    changed = cleaned != binary
+    padded = np.pad(binary, 1)
+    set_around = sum(
+        padded[1 + dy : 1 + dy + height, 1 + dx : 1 + dx + width] > 0
+        for dy in (-1, 0, 1)
+        for dx in (-1, 0, 1)
+        if (dx, dy) != (0, 0)
+    )
+    cross = sum(
+        padded[1 + dy : 1 + dy + height, 1 + dx : 1 + dx + width] > 0
+        for dx, dy in ((0, -1), (0, 1), (-1, 0), (1, 0))
+    )
+    lone = (binary > 0) & (set_around == 0)
+    hole = (binary == 0) & (cross == 4)
+    assert np.array_equal(changed, lone | hole)
+
+
+def test_without_specks_on_a_busy_cloth() -> None:
+    """A gingham photo's thresholds at full resolution: the same contours, less specks."""
+    gray = gray_of(_gingham(1).image)
+    parameters = grid._parameters()
+    for window in (5, 15, 25, 35):
+        binary = cv2.adaptiveThreshold(
+            gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, window, 7
+        )
+        cleaned = grid._without_specks(binary)
+        assert _contours_of_note(cleaned) == _contours_of_note(binary)
+        cleaned = grid._without_small_specks(binary, cleaned)
+        assert _contours_of_note(cleaned) == _contours_of_note(binary)
+    assert parameters.minMarkerPerimeterRate * max(gray.shape) > grid._SPECK
+
+
+def _marker_like_plain(gray: Image, quads: Matrix) -> list[bool]:
+    """:func:`grid._marker_like` as first written: NumPy's median, the corners blended
+    with the x and y axis last."""
+    u = grid._SAMPLES[None, :, None]
+    v = grid._SAMPLES[:, None, None]
+    p0, p1, p2, p3 = (quads[:, k][:, None, None, :] for k in range(4))
+    points = (1 - u) * (1 - v) * p0 + u * (1 - v) * p1 + u * v * p2 + (1 - u) * v * p3
+    height, width = gray.shape[:2]
+    xs = np.clip(np.rint(points[..., 0]).astype(np.int64), 0, width - 1)
+    ys = np.clip(np.rint(points[..., 1]).astype(np.int64), 0, height - 1)
+    cells = gray[ys, xs].astype(np.float32)
+    n = len(quads)
+    data = cells[:, 2:-2, 2:-2].reshape(n, -1)
+    border = np.concatenate(
+        [cells[:, 1, 1:-1], cells[:, -2, 1:-1], cells[:, 2:-2, 1], cells[:, 2:-2, -2]], axis=1
+    )
+    margin = np.concatenate(
+        [cells[:, 0, :], cells[:, -1, :], cells[:, 1:-1, 0], cells[:, 1:-1, -1]], axis=1
+    )
+    dark, light = np.median(border, axis=1), np.median(margin, axis=1)
+    middle = ((dark + light) / 2)[:, None]
+    out = (
+        (light - dark >= 10)
+        & (np.count_nonzero(border < middle, axis=1) >= border.shape[1] / 2)
+        & (np.count_nonzero(data > middle, axis=1) >= 3)
+        & (np.count_nonzero(data < middle, axis=1) >= 3)
+    )
+    return [bool(x) for x in out]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 300))
+def test_marker_like_is_the_plain_test(seed: int, count: int) -> None:
+    """On a real busy photo's copy, for outlines anywhere (off the photo too, skewed,
+    with corners at fractions of a pixel), the same outlines pass."""
+    rng = np.random.default_rng(seed)
+    gray = _gingham_copy()
+    height, width = gray.shape
+    centre = rng.uniform([-20, -20], [width + 20, height + 20], (count, 1, 2))
+    quads = centre + rng.normal(0, 15, (count, 4, 2))
+    assert grid._marker_like(gray, quads).tolist() == _marker_like_plain(gray, quads)
+
+
+def test_marker_like_is_the_plain_test_on_a_busy_photos_outlines() -> None:
+    gray = _gingham_copy()
+    quads = grid._busy_outlines(gray, grid._parameters())
+    assert quads is not None and len(quads) > 400
+    found = grid._marker_like(gray, quads).tolist()
+    assert found == _marker_like_plain(gray, quads)
+    assert 0 < sum(found) < len(found)
+
+
+@functools.cache
+def _gingham_copy() -> Image:
+    return gray_of(_gingham(2).image)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.integers(1, 5),
+    columns=st.integers(1, 40),
+    seed=st.integers(0, 2**32 - 1),
+    levels=st.booleans(),
+    double=st.booleans(),
+)
+def test_median_rows_is_numpys_median(
+    rows: int, columns: int, seed: int, levels: bool, double: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    if levels:  # grey levels, as the search takes them, with ties
+        values = rng.integers(0, 256, (rows, columns)).astype(np.float32)
+    else:
+        values = rng.normal(0, 1e3, (rows, columns)).astype(np.float32)
+    if double:  # sample_bits' levels
+        values = values.astype(np.float64) + rng.random((rows, columns))
+    got = grid.median_rows(values)
+    want = np.median(values, axis=1)
+    assert got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    land=st.sets(st.tuples(st.integers(-6, 6), st.integers(-6, 6)), max_size=12),
+    cell=st.tuples(st.integers(-6, 6), st.integers(-6, 6)),
+)
+def test_ground_far_from_land_is_the_plain_loop(land: set[Cell], cell: Cell) -> None:
+    """The table look-up marks the very pixels the loop over the window's cells did."""
+    ground = Ground(np.zeros((4, 4), np.uint8), np.eye(3), land)
+    reach, px = Ground.REACH, 4
+    us = (np.arange((2 * reach + 1) * px, dtype=np.float64) + 0.5) / px
+    gx, gy = np.meshgrid(cell[0] - reach + us, cell[1] - reach + us)
+    cells = np.floor(np.stack([gx.ravel(), gy.ravel()], 1)).astype(int)
+    plain = np.zeros(len(cells), bool)
+    for dy in range(-reach, reach + 1):
+        for dx in range(-reach, reach + 1):
+            c = (cell[0] + dx, cell[1] + dy)
+            if any(max(abs(c[0] - a), abs(c[1] - b)) < 2 for a, b in land):
+                continue
+            plain |= (cells[:, 0] == c[0]) & (cells[:, 1] == c[1])
+    assert np.array_equal(ground._far_from_land(cell, cells), plain)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    sizes=st.lists(st.sampled_from([144, 144, 144, 72, 100, 3, 1]), min_size=1, max_size=30),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_table_medians_are_numpys(sizes: list[int], seed: int) -> None:
+    """The sampled cells' median colours, taken together, are each block's own median."""
+    rng = np.random.default_rng(seed)
+    blocks = [rng.integers(0, 256, (n, 3)).astype(np.float32) + 0.25 for n in sizes]
+    want = np.array([np.median(b, axis=0) for b in blocks])
+    got = _medians(blocks)
+    assert got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()

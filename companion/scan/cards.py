@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from companion.games.dino import Cell, Size
 from companion.games.dino_catalog import CARD_QUARTERS, Catalog, turn
@@ -50,11 +51,30 @@ class Ground:
         self.h = grid_to_image
         self.land = land
         self._seen: dict[Cell, bool] = {}
+        self._beside_land = {
+            (a + dx, b + dy) for a, b in land for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+        }
 
     def bare(self, cell: Cell) -> bool:
         if cell not in self._seen:
             self._seen[cell] = cell not in self.land and self._looks_bare(cell)
         return self._seen[cell]
+
+    def _far_from_land(self, cell: Cell, cells: npt.NDArray[np.int_]) -> npt.NDArray[np.bool_]:
+        """Which of ``cells`` (the window's pixels' cells, ``REACH`` round ``cell``) are
+        no card's neighbour: a card's neighbour is not surely table.  One look-up per
+        pixel in a table of the window's cells."""
+        window = range(-self.REACH, self.REACH + 1)
+        table = np.array(
+            [
+                [(cell[0] + dx, cell[1] + dy) not in self._beside_land for dx in window]
+                for dy in window
+            ]
+        )
+        return np.asarray(
+            table[cells[:, 1] - (cell[1] - self.REACH), cells[:, 0] - (cell[0] - self.REACH)],
+            np.bool_,
+        )
 
     def _looks_bare(self, cell: Cell) -> bool:
         reach, px = self.REACH, self.PX
@@ -85,13 +105,7 @@ class Ground:
         middle = at & (np.abs(offset - px / 2) <= self.MIDDLE * px).all(axis=1)
         if not inside.ravel()[middle].all() or np.count_nonzero(own) < area / 2:
             return False
-        far = np.zeros(side * side, bool)
-        for dy in range(-reach, reach + 1):
-            for dx in range(-reach, reach + 1):
-                c = (cell[0] + dx, cell[1] + dy)
-                if any(max(abs(c[0] - a), abs(c[1] - b)) < 2 for a, b in self.land):
-                    continue  # a card's neighbour: not surely table
-                far |= inner & (cells[:, 0] == c[0]) & (cells[:, 1] == c[1])
+        far = inner & self._far_from_land(cell, cells)
         if np.count_nonzero(far) < area:
             return False  # not enough table in view around it
         # A plane only along an axis the table in view spans (no wild extrapolation).

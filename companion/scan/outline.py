@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.games.dino import Cell
-from companion.scan.grid import Image, Matrix, apply_homography
+from companion.scan.grid import Image, Matrix, apply_homography, median_rows
 from companion.scan.land import Trouble, Unread, cell_label
 
 NEAR = 2  # cells (Chebyshev) around the land's outline where an unseen card may lie
@@ -127,7 +127,7 @@ class Table:
             return None
         where = np.array([c for c, _ in sample], np.float64) + 0.5
         terms = self._terms(where)
-        medians = np.array([np.median(p, axis=0) for _, p in sample])
+        medians = _medians([p for _, p in sample])
         keep = np.ones(len(sample), bool)
         for _ in range(3):  # a phone or a card on the table is not the table
             surface, *_ = np.linalg.lstsq(terms[keep], medians[keep], rcond=None)
@@ -135,7 +135,8 @@ class Table:
             keep = off <= max(3.0 * float(np.median(off[keep])), 12.0)
         if np.count_nonzero(keep) < 8:
             return None
-        model = _Model(where[keep], medians[keep] - terms[keep] @ surface, surface)
+        left = np.asarray(medians[keep] - terms[keep] @ surface, np.float64)  # float64 already
+        model = _Model(where[keep], left, np.asarray(surface, np.float64))
         self._colours(model, [sample[i][1] for i in np.flatnonzero(keep)], where[keep])
         return model
 
@@ -195,6 +196,20 @@ class Table:
             plain = (ratio >= lo) & (ratio <= hi) & (hue <= self.SLACK * model.hue_spread + 0.01)
             near |= plain
         return bool(np.count_nonzero(near) >= self.SHARE * near.size)
+
+
+def _medians(blocks: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    """Each block's median colour, ``np.median(block, axis=0)`` for each, the same numbers:
+    the blocks of one size (all but those at the photo's edge) taken together."""
+    out = np.zeros((len(blocks), blocks[0].shape[1]), np.float32)
+    sizes: dict[int, list[int]] = {}
+    for i, block in enumerate(blocks):
+        sizes.setdefault(len(block), []).append(i)
+    for at in sizes.values():
+        together = np.stack([blocks[i] for i in at])  # (block, pixel, channel)
+        channels = together.transpose(0, 2, 1).reshape(-1, together.shape[1])
+        out[at] = median_rows(channels).reshape(len(at), -1)
+    return out
 
 
 def _hue(pixels: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

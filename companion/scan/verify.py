@@ -34,6 +34,7 @@ from companion.scan.grid import (
     detect,
     grid_points,
     locate,
+    median_rows,
     turned_unit,
 )
 from companion.scan.land import CardPlace
@@ -150,7 +151,7 @@ def sample_bits(
     means = _sums(g_int, _SHIFT_CORNERS)
     outer = means[:, OUTER_MASK.ravel()]
     border = means[:, BORDER_MASK.ravel()]
-    lows, highs = np.median(border, axis=1), np.median(outer, axis=1)
+    lows, highs = median_rows(border), median_rows(outer)
     if float((highs - lows).max()) < MIN_CONTRAST:
         return None  # the contrast at the best shift below is one of these: too low
     sq_int = np.asarray(cv2.integral(grey * grey, sdepth=cv2.CV_64F), np.float64)
@@ -170,14 +171,13 @@ def sample_bits(
     shift = _SHIFTS[best : best + 1]
     v = means[best].reshape(RING, RING)
     sq = sq_means[best].reshape(RING, RING)
-    black = float(np.median(v[BORDER_MASK]))
-    white = float(np.median(v[OUTER_MASK]))
+    black, white = float(lows[best]), float(highs[best])  # the medians of v's border, margin
     contrast = white - black
     if contrast < MIN_CONTRAST:
         return None
     c = _box_means(_chroma_integral(patch), shift).reshape(RING, RING)
     spread = np.sqrt(np.maximum(sq - v * v, 0))
-    clear_colour = float(np.median(c[OUTER_MASK])) + max(20.0, 0.25 * contrast)
+    clear_colour = float(median_rows(c[OUTER_MASK][None])[0]) + max(20.0, 0.25 * contrast)
     bits = np.full((RING, RING), -1, np.int8)
     bits[v < black + 0.33 * contrast] = 0
     bits[v > black + 0.67 * contrast] = 1
