@@ -111,7 +111,7 @@ def test_commands_typed_at_the_terminal_reach_the_pages(tmp_path: Path) -> None:
     page.serve(site.hub.publish)
     try:
         helper.command("5")  # as the terminal does
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + 10  # only a hang fails: a loaded CI machine is slow
         while site.hub.snapshot("chips").version == 1 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert site.hub.snapshot("chips").state["top"] == 5
@@ -143,7 +143,7 @@ def test_companion_chips_web_serves_the_game_typed_at_the_terminal(
         yield "5\n"  # typed at the Pi
         url = re.search(r"open (http://127\.0\.0\.1:\d+/) on a phone", capsys.readouterr().err)
         assert url is not None
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + 10  # only a hang fails: a loaded CI machine is slow
         while time.monotonic() < deadline:
             with urllib.request.urlopen(f"{url[1]}api/tables/chips") as response:
                 seen.append(json.loads(response.read())["state"])

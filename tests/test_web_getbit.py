@@ -144,7 +144,7 @@ def test_a_round_played_at_the_terminal_reaches_the_pages(tmp_path: Path) -> Non
     page.serve(site.hub.publish)
     try:
         table.play({"ann": 1, "bob": 2, "cat": 3, "dan": 4})  # as the terminal face does
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + 10  # only a hang fails: a loaded CI machine is slow
         while site.hub.snapshot("getbit").version == 1 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert site.hub.snapshot("getbit").state["round"] == 2
