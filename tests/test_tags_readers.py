@@ -128,7 +128,7 @@ def test_closing_a_callback_reader_wakes_a_waiting_read() -> None:
     waiting = threading.Thread(target=lambda: result.append(reader.read(10.0)))
     waiting.start()
     reader.close()
-    waiting.join(timeout=2)
+    waiting.join(timeout=10)
     assert result == [None] and reader.finished
     reader.push(0, b"\x01\x02\x03\x04")  # after close: dropped
     assert reader.read(0.01) is None
@@ -139,7 +139,7 @@ def test_pool_merges_readers_and_ends_when_they_do() -> None:
     typed = KeyboardWedgeReader(io.StringIO("undo\n"))
     pool = ReaderPool([bridge, typed], poll_s=0.02)
     bridge.push(3, b"\x01\x02\x03\x04")
-    got = {pool.get(2.0), pool.get(2.0)}
+    got = {pool.get(10.0), pool.get(10.0)}
     assert {(r.reader, r.tag) for r in got if r} == {("bridge", "01020304"), ("keyboard", "undo")}
     assert not pool.finished  # the bridge is still there
     pool.close()
