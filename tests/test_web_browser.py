@@ -274,6 +274,10 @@ def test_a_photo_taken_on_the_phone_is_read_asked_about_and_scored(
         "[...document.querySelectorAll('#annotated img')].filter(i => i.naturalWidth > 0)"
         ".length === 2"
     )
+    assert page.locator("#annotated figcaption").all_inner_texts() == [
+        "Photo 1 of 2",
+        "Photo 2 of 2",
+    ]
     assert total(page, "#photo-report").startswith(f"Score {truth}")
     page.screenshot(path=str(shots / "photo-phone.png"), full_page=True)
     tablet = phone(browser, url, None, TABLET)

@@ -302,8 +302,13 @@ function drawPhotoTab(state) {
   const shown = $("annotated");
   const want = [];
   for (let k = 1; k <= state.photos; k++) want.push(`/api/photo/annotated.jpg?k=${k}&n=${state.photo}`);
-  if ([...shown.children].map((i) => i.getAttribute("src")).join() !== want.join()) {
-    shown.replaceChildren(...want.map((src, k) => el("img", { src, alt: `what the scan saw in photo ${k + 1}` })));
+  if ([...shown.querySelectorAll("img")].map((i) => i.getAttribute("src")).join() !== want.join()) {
+    shown.replaceChildren(...want.map((src, k) => {
+      const figure = el("figure");
+      figure.append(el("img", { src, alt: `what the scan saw in photo ${k + 1}` }));
+      if (want.length > 1) figure.append(el("figcaption", {}, `Photo ${k + 1} of ${want.length}`));
+      return figure;
+    }));
   }
   $("photo-more-label").hidden = !state.photos || state.photos >= state.max_photos;
   if (!state.photo) { $("photo-status").textContent = "No photo yet."; return; }
