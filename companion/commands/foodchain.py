@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from companion.commands.options import add_history_options
-from companion.tables.foodchain.app import PlayOptions, run_play
+from companion.tables.foodchain.app import FoodChainOptions, run
 from companion.tables.foodchain.score import ScoreOptions, run_catalog_check, run_score
 
 
@@ -95,4 +95,4 @@ def _play(args: argparse.Namespace) -> int:
     from companion.files import tolerant_stdin
 
     tolerant_stdin()
-    return run_play(PlayOptions(args.catalog, args.players, args.first))
+    return run(FoodChainOptions(args.catalog, args.players, args.first))

@@ -15,10 +15,12 @@ from companion.tables.foodchain.session import FoodChainHelper, prompt
 
 
 @dataclass(frozen=True)
-class PlayOptions:
-    catalog: str
-    players: str | None
-    first: str | None = None
+class FoodChainOptions:
+    """What ``companion foodchain play`` is told."""
+
+    catalog: str  # the card catalog (examples/foodchain-catalog.example.json)
+    players: str | None  # "ann,bob,cat": the seats in order (required)
+    first: str | None = None  # who starts (None: the first seat)
 
 
 def _lines(stream: TextIO, tty: bool) -> Iterable[str]:
@@ -33,7 +35,8 @@ def _lines(stream: TextIO, tty: bool) -> Iterable[str]:
             return
 
 
-def run_play(options: PlayOptions) -> int:
+def run(options: FoodChainOptions) -> int:
+    """The Food Chain helper at the table: typed lines in, the table's state out."""
     catalog = load_catalog(options.catalog)
     if not options.players:
         raise InputError("--players", "name the players in seat order (--players ann,bob,cat)")
