@@ -107,14 +107,6 @@ class ChipsWebTable(WatchedTable):
 
 def serve_web(helper: ChipsHelper, listen: str) -> Callable[[], None]:
     """``companion chips --web``: the page beside the terminal; returns how to stop it."""
-    from companion.tables.web.serve import serve_tables
+    from companion.tables.web.serve import serve_page
 
-    page = ChipsWebTable(helper)
-    site, running = serve_tables([page], listen)
-    helper.messages.append(f"web: {running.url} join code {site.code}")
-
-    def stop() -> None:
-        page.close()
-        running.stop()
-
-    return stop
+    return serve_page(ChipsWebTable(helper), listen, helper.messages.append)

@@ -56,18 +56,11 @@ def _serve_web(
     if web is None:
         return None
     from companion.tables.chomp.web import ChompWebTable
-    from companion.tables.web.serve import serve_tables
+    from companion.tables.web.serve import serve_page
 
     press = table.press if table is not None else None
     page = ChompWebTable(session, press, tuple(bots))
-    site, running = serve_tables([page], web)
-    session.messages.append(f"web: {running.url} join code {site.code}")
-
-    def stop() -> None:
-        page.close()
-        running.stop()
-
-    return stop
+    return serve_page(page, web, session.messages.append)
 
 
 def run_referee(options: RefereeOptions) -> int:

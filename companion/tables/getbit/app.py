@@ -292,17 +292,9 @@ def _colours(text: str | None, setup: Setup) -> dict[str, str]:
 def _serve_web(listen: str, table: GetBitTable) -> Callable[[], None]:
     """``--web``: the Get Bit! page served beside the terminal; returns how to stop it."""
     from companion.tables.getbit.web import GetBitWebTable
-    from companion.tables.web.serve import serve_tables
+    from companion.tables.web.serve import serve_page
 
-    page = GetBitWebTable(table)
-    site, running = serve_tables([page], listen)
-    table.notify(f"web: {running.url} join code {site.code}")
-
-    def stop() -> None:
-        page.close()
-        running.stop()
-
-    return stop
+    return serve_page(GetBitWebTable(table), listen, table.notify)
 
 
 def _remember(game: Replay, db: str | None, path: Path) -> None:

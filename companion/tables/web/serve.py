@@ -201,3 +201,16 @@ def serve_tables(
             serve(site.hub.publish)
     announce(running.url, site.code, out or sys.stderr)  # the log, under systemd
     return site, running
+
+
+def serve_page(page: Any, listen: str, say: Callable[[str], None]) -> Callable[[], None]:
+    """``--web`` beside a terminal table: ``page`` served, its address and join code
+    said on the table's own screen; returns how to stop both (the page, then the server)."""
+    site, running = serve_tables([page], listen)
+    say(f"web: {running.url} join code {site.code}")
+
+    def stop() -> None:
+        page.close()
+        running.stop()
+
+    return stop
