@@ -139,7 +139,7 @@ def search(
     if near is not None:
         outlines = (near + 0.5) / scale - 0.5
     else:
-        outlines = _busy_outlines(small, parameters, noisy=small is gray)
+        outlines = _busy_outlines(small, parameters, noisy=small is gray)  # not reduced
     if outlines is not None:
         small = _only_near(small, outlines)
     detector = cv2.aruco.ArucoDetector(book.dictionary(), parameters)
