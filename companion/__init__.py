@@ -41,9 +41,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Verdict": ("companion.games.chomp", "Verdict"),
     "RoundResult": ("companion.games.chomp", "RoundResult"),
     "judge": ("companion.games.chomp", "judge"),
-    "headline": ("companion.games.chomp_text", "headline"),
+    "headline": ("companion.games.chomp.text", "headline"),
     # Chomp, the dinosaur land game, from data
-    "land_from_dict": ("companion.games.dino_formats", "land_from_dict"),
+    "land_from_dict": ("companion.games.dino.formats", "land_from_dict"),
     "score_land": ("companion.games.dino", "score"),
     # errors: one family, each also the builtin a caller would catch
     "CompanionError": ("companion.errors", "CompanionError"),
@@ -103,9 +103,9 @@ if TYPE_CHECKING:
         Verdict,
         judge,
     )
-    from companion.games.chomp_text import headline
+    from companion.games.chomp.text import headline
     from companion.games.dino import score as score_land
-    from companion.games.dino_formats import land_from_dict
+    from companion.games.dino.formats import land_from_dict
     from companion.referee.audit import audit
     from companion.referee.daemon import Cards, RefereeStatus, StartRound
     from companion.referee.journal import read_journal

@@ -182,3 +182,21 @@ def test_modules_and_functions_stay_small(module: str) -> None:
             if length > MAX_FUNCTION_LINES:
                 long.append(f"{node.name} ({length} lines, line {node.lineno})")
     assert not long, f"{path}: functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+def test_each_game_is_a_package_whose_init_is_what_callers_import() -> None:
+    games = ROOT / "companion" / "games"
+    loose = sorted(p.name for p in games.glob("*.py") if p.name not in ("__init__.py", "turns.py"))
+    assert not loose, f"a game's module outside its package: {loose}"
+    for game in ("chomp", "dino", "getbit", "foodchain", "chips"):
+        assert (games / game / "__init__.py").is_file(), game
+
+
+def test_the_scan_reader_never_imports_its_benchmark_or_synthesizer() -> None:
+    apart = ("companion.scan.synth", "companion.scan.bench")
+    wrong = [
+        f"{m} -> {t}"
+        for m, _, t in _edges()
+        if m.startswith("companion.scan.") and not m.startswith(apart) and t.startswith(apart)
+    ]
+    assert not wrong, wrong

@@ -1,6 +1,6 @@
 """The Great Chips Escape: one named test per rule of the rulebook and per ruling E1-E13.
 
-Rulebook: The Great Chips Escape, as published. Rulings: companion/games/chips.py and
+Rulebook: The Great Chips Escape, as published. Rulings: companion/games/chips/__init__.py and
 docs/chips.md. Positions are laid out card by card: ``"5#3"`` is the third number card 5,
 ``"triple_chips:6#1"`` the Triple Chips showing a 6, ``"mad_fish:2#1"`` a Mad Fish that
 makes you draw two.

@@ -29,7 +29,7 @@ from companion.games.chomp import (
     Verdict,
     judge,
 )
-from companion.games.chomp_formats import judge_request_from_dict, replay_from_dict
+from companion.games.chomp.formats import judge_request_from_dict, replay_from_dict
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
 SET_ASIDE_OUTCOMES = {Outcome.TIE, Outcome.INK_OUT, Outcome.ALL_SAME, Outcome.WAR}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from companion.games.chomp import Outcome, Reason, Verdict
-from companion.games.chomp_text import details, does, headline
+from companion.games.chomp.text import details, does, headline
 
 
 def test_a_named_player_wins_and_you_win() -> None:

@@ -11,8 +11,8 @@ import pytest
 
 from companion.errors import InputError
 from companion.games.dino import Kind, Land, Why, score
-from companion.games.dino_catalog import Catalog, Placement, Replay, replay, turn
-from companion.games.dino_formats import catalog_from_dict, log_from_dict
+from companion.games.dino.catalog import Catalog, Placement, Replay, replay, turn
+from companion.games.dino.formats import catalog_from_dict, log_from_dict
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -28,10 +28,10 @@ from companion.games.dino import (
     pieces,
     score,
 )
-from companion.games.dino_catalog import Placement, replay
-from companion.games.dino_formats import catalog_from_dict, land_from_dict, land_to_dict
-from companion.games.dino_random import random_land
-from companion.games.dino_text import parse_grid, render_grid
+from companion.games.dino.catalog import Placement, replay
+from companion.games.dino.formats import catalog_from_dict, land_from_dict, land_to_dict
+from companion.games.dino.lands import random_land
+from companion.games.dino.text import parse_grid, render_grid
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CATALOG = catalog_from_dict(json.loads((EXAMPLES / "dino-catalog.example.json").read_text()))

@@ -31,9 +31,9 @@ from companion.games.dino import (
     rank,
     score,
 )
-from companion.games.dino_formats import goals_from_list, land_from_dict
-from companion.games.dino_report import explain
-from companion.games.dino_text import parse_grid
+from companion.games.dino.formats import goals_from_list, land_from_dict
+from companion.games.dino.report import explain
+from companion.games.dino.text import parse_grid
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

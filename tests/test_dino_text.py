@@ -10,8 +10,8 @@ import pytest
 
 from companion.errors import InputError
 from companion.games.dino import Dino, Kind, Land, score
-from companion.games.dino_formats import land_to_dict
-from companion.games.dino_text import cell_name, column_name, parse_grid, render_grid
+from companion.games.dino.formats import land_to_dict
+from companion.games.dino.text import cell_name, column_name, parse_grid, render_grid
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

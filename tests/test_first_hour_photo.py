@@ -29,7 +29,7 @@ def make_sample_photo(out: Path = PHOTO) -> None:
     """Photograph the example placements (needs the scan extra)."""
     import cv2
 
-    from companion.games.dino_formats import catalog_from_dict, placement_from_dict
+    from companion.games.dino.formats import catalog_from_dict, placement_from_dict
     from companion.scan.synth import Style, render
 
     catalog = catalog_from_dict(json.loads(CATALOG.read_text("utf-8")))

@@ -1,6 +1,6 @@
 """Food Chain: one named test per rule of the rulebook and per ruling F1-F13.
 
-Rulebook: Food Chain (Brain Games, 2012). Rulings: companion/games/foodchain.py and
+Rulebook: Food Chain (Brain Games, 2012). Rulings: companion/games/foodchain/__init__.py and
 docs/foodchain.md. Most tests lay out a small forest from a made-up test catalog, so the
 position reads like the table it describes.
 """

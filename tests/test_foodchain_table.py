@@ -35,7 +35,7 @@ from companion.games.foodchain import (
     catalog_from_dict,
     score,
 )
-from companion.games.foodchain_table import FoodChainTable
+from companion.games.foodchain.table import FoodChainTable
 from companion.tables.foodchain.session import FoodChainHelper, prompt, status_text
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -179,7 +179,7 @@ def test_the_end_eaten_robot_out_and_the_winners_fanfare(
     raw["limbs"].update({"yellow": 0, "green": 1})
     raw["out"] = ["yellow"]
     raw["line"] = ["red", "blue", "green"]
-    from companion.games.getbit_formats import state_from_dict
+    from companion.games.getbit.formats import state_from_dict
 
     state, result = state_from_dict(raw).play({"red": 1, "blue": 3, "green": 3})
     # red moves first... to the front; blue and green tie; green is bitten and out, then

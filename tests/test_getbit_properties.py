@@ -25,8 +25,8 @@ from companion.games.getbit import (
     random_line,
     replay,
 )
-from companion.games.getbit_formats import replay_from_dict, state_from_dict
-from companion.games.getbit_text import round_lines, table_lines
+from companion.games.getbit.formats import replay_from_dict, state_from_dict
+from companion.games.getbit.text import round_lines, table_lines
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
 MAX_ROUNDS = 1 + 6 * START_LIMBS * HALVES_PER_LIMB  # every round after the first bites

@@ -23,8 +23,8 @@ from companion.games.getbit import (
     random_line,
     replay,
 )
-from companion.games.getbit_formats import replay_from_dict, state_from_dict
-from companion.games.getbit_text import round_lines, table_lines
+from companion.games.getbit.formats import replay_from_dict, state_from_dict
+from companion.games.getbit.text import round_lines, table_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 FOUR = {r: r for r in ("john", "anne", "beth", "ted")}

@@ -10,8 +10,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.games import dino, dino_random, foodchain, getbit
+from companion.games import dino, foodchain, getbit
 from companion.games.chomp import DECK_SIZE
+from companion.games.dino import lands as dino_lands
 from companion.history import (
     record_chips,
     record_chomp_journal,
@@ -66,8 +67,8 @@ def test_record_dino_and_foodchain_and_chips(tmp_path: Path) -> None:
     """D5 and F12: the ranks the rules give are the ranks stored."""
     conn = connect(tmp_path / "h.sqlite3")
     lands = {
-        "ann": dino_random.random_land(random.Random(1), 4, 4),
-        "bob": dino_random.random_land(random.Random(2), 4, 4),
+        "ann": dino_lands.random_land(random.Random(1), 4, 4),
+        "bob": dino_lands.random_land(random.Random(2), 4, 4),
     }
     record_dino(lands, conn)
     result = dino.score_game(lands)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from conftest import RunCli
 
-from companion.games.getbit_formats import replay_from_dict
+from companion.games.getbit.formats import replay_from_dict
 from companion.tables.chips.session import ChipsHelper
 from companion.tables.getbit.saved import SavedGame
 

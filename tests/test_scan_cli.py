@@ -83,7 +83,7 @@ pytest.importorskip("PIL")
 @pytest.fixture(scope="module")
 def example_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The land of examples/dino-placements.json, photographed."""
-    from companion.games.dino_formats import catalog_from_dict, placement_from_dict
+    from companion.games.dino.formats import catalog_from_dict, placement_from_dict
     from companion.scan.synth import Style, render
 
     folder = tmp_path_factory.mktemp("scan")
@@ -183,13 +183,13 @@ def test_the_readable_report_asks_and_then_scores(
 def test_cells_left_unread_are_listed_and_nothing_is_written(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from companion.games.dino_catalog import Placement
+    from companion.games.dino.catalog import Placement
     from companion.scan.markers import MarkerBook
     from companion.scan.synth import Style, random_catalog_dict, render
 
     rng = random.Random(3)
     raw = random_catalog_dict(rng)
-    from companion.games.dino_formats import catalog_from_dict
+    from companion.games.dino.formats import catalog_from_dict
 
     catalog = catalog_from_dict(raw)
     book = MarkerBook.of(catalog)
@@ -225,7 +225,7 @@ def test_a_cell_read_with_its_marker_hidden_is_named_in_the_report(
     from companion.scan.reader import read_photo
 
     catalog_path = example_photo.with_name("catalog.json")
-    from companion.games.dino_formats import catalog_from_dict
+    from companion.games.dino.formats import catalog_from_dict
 
     image = cv2.imread(str(example_photo))
     reading = read_photo(image, catalog_from_dict(json.loads(catalog_path.read_text())))
@@ -336,8 +336,8 @@ def two_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     import numpy as np
 
-    from companion.games.dino_catalog import CARD_QUARTERS, Placement, turn
-    from companion.games.dino_formats import catalog_from_dict
+    from companion.games.dino.catalog import CARD_QUARTERS, Placement, turn
+    from companion.games.dino.formats import catalog_from_dict
     from companion.scan.markers import MarkerBook
     from companion.scan.synth import Style, photograph_again, random_catalog_dict, random_photo
     from companion.scan.synth import render as render_photo

@@ -20,8 +20,8 @@ cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
 from companion.errors import InputError  # noqa: E402
-from companion.games.dino_catalog import Catalog, Placement  # noqa: E402
-from companion.games.dino_formats import catalog_from_dict  # noqa: E402
+from companion.games.dino.catalog import Catalog, Placement  # noqa: E402
+from companion.games.dino.formats import catalog_from_dict  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
 from companion.scan.cards import CardState, Ground  # noqa: E402
 from companion.scan.grid import ReadOptions  # noqa: E402

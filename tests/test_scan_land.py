@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from companion.errors import InputError
 from companion.games.dino import Kind, Land, Why, score
-from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Catalog, Placement, replay, turn
-from companion.games.dino_formats import catalog_from_dict
+from companion.games.dino.catalog import CARD_QUARTERS, ROTATIONS, Catalog, Placement, replay, turn
+from companion.games.dino.formats import catalog_from_dict
 from companion.scan.land import (
     CardPlace,
     Patch,

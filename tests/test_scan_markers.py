@@ -15,7 +15,7 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("PIL")
 
 from companion.errors import InputError  # noqa: E402
-from companion.games.dino_formats import catalog_from_dict  # noqa: E402
+from companion.games.dino.formats import catalog_from_dict  # noqa: E402
 from companion.scan.markers import (  # noqa: E402
     QUARTERS_PER_CARD,
     MarkerBook,

@@ -19,7 +19,7 @@ pytest.importorskip("PIL")
 
 from companion.errors import InputError  # noqa: E402
 from companion.games.dino import Cell  # noqa: E402
-from companion.games.dino_catalog import CARD_QUARTERS, Placement, turn  # noqa: E402
+from companion.games.dino.catalog import CARD_QUARTERS, Placement, turn  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
 from companion.scan.land import CardPlace, Trouble, Unread, build, quarter_name  # noqa: E402
 from companion.scan.markers import MarkerBook  # noqa: E402

@@ -17,7 +17,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
-from companion.games.dino_catalog import Placement  # noqa: E402
+from companion.games.dino.catalog import Placement  # noqa: E402
 from companion.scan.annotate import RED, annotate  # noqa: E402
 from companion.scan.bench import bench_scan, compare  # noqa: E402
 from companion.scan.land import Trouble, build, parse_patch  # noqa: E402

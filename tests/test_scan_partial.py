@@ -22,7 +22,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from companion.errors import InputError  # noqa: E402
-from companion.games.dino_catalog import Placement  # noqa: E402
+from companion.games.dino.catalog import Placement  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
 from companion.scan.markers import MarkerBook  # noqa: E402
 from companion.scan.reader import read_photo  # noqa: E402

@@ -16,7 +16,7 @@ cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
 from companion.games.dino import score  # noqa: E402
-from companion.games.dino_catalog import Placement  # noqa: E402
+from companion.games.dino.catalog import Placement  # noqa: E402
 from companion.scan.bench import compare  # noqa: E402
 from companion.scan.grid import ReadOptions  # noqa: E402
 from companion.scan.land import Trouble, build  # noqa: E402

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.errors import InputError
-from companion.games.dino_formats import land_from_dict
+from companion.games.dino.formats import land_from_dict
 from companion.tables.web.land import PALETTE, LandTable
 
 pytest.importorskip("starlette", reason="the web extra is not installed")

@@ -227,7 +227,7 @@ def _example_photo(folder: Path) -> tuple[Path, int]:
     """The land of examples/dino-placements.json photographed, and its true score."""
     cv2 = pytest.importorskip("cv2")
     from companion.games.dino import score
-    from companion.games.dino_formats import catalog_from_dict, placement_from_dict
+    from companion.games.dino.formats import catalog_from_dict, placement_from_dict
     from companion.scan.synth import Style, render
 
     catalog = catalog_from_dict(json.loads((EXAMPLES / "dino-catalog.example.json").read_text()))
@@ -328,8 +328,8 @@ def test_unread_cells_are_asked_on_the_drawn_land_and_answered_by_tapping(
     browser: Browser, server: tuple[Site, str], tmp_path: Path
 ) -> None:
     cv2 = pytest.importorskip("cv2")
-    from companion.games.dino_catalog import Placement
-    from companion.games.dino_formats import catalog_from_dict
+    from companion.games.dino.catalog import Placement
+    from companion.games.dino.formats import catalog_from_dict
     from companion.scan.markers import MarkerBook
     from companion.scan.synth import Style, random_catalog_dict, render
 

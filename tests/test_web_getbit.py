@@ -13,8 +13,8 @@ import pytest
 
 from companion.files import read_json
 from companion.games.getbit import Setup, replay
-from companion.games.getbit_formats import replay_from_dict
-from companion.games.getbit_text import round_lines
+from companion.games.getbit.formats import replay_from_dict
+from companion.games.getbit.text import round_lines
 from companion.tables.getbit.session import open_getbit_table
 from companion.tables.getbit.table import GetBitTable
 from companion.tables.getbit.web import GetBitWebTable

@@ -211,7 +211,7 @@ def test_a_photo_of_the_example_log_scores_what_dino_scan_scores(
     server: tuple[Site, Running],
 ) -> None:
     from companion.games.dino import score
-    from companion.games.dino_formats import catalog_from_dict, placement_from_dict
+    from companion.games.dino.formats import catalog_from_dict, placement_from_dict
 
     _, running = server
     catalog = catalog_from_dict(json.loads((EXAMPLES / "dino-catalog.example.json").read_text()))
@@ -238,8 +238,8 @@ def test_unread_cells_are_asked_and_answered_on_the_drawn_land(
     server: tuple[Site, Running],
 ) -> None:
     from companion.games.dino import score
-    from companion.games.dino_catalog import Placement
-    from companion.games.dino_formats import catalog_from_dict
+    from companion.games.dino.catalog import Placement
+    from companion.games.dino.formats import catalog_from_dict
     from companion.scan.land import CardPlace, quarter_name
     from companion.scan.markers import MarkerBook
     from companion.scan.synth import random_catalog_dict

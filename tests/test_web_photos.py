@@ -16,7 +16,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from companion.games.dino_catalog import Placement  # noqa: E402
+from companion.games.dino.catalog import Placement  # noqa: E402
 from companion.scan.synth import Photo, Style, photograph_again, random_photo, render  # noqa: E402
 from companion.tables.web.app import Site, create_app  # noqa: E402
 from companion.tables.web.photo import MAX_PHOTOS  # noqa: E402

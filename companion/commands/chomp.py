@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion.errors import InputError
 from companion.files import dump_json, read_json, source_name
-from companion.games.chomp_formats import judge_request_from_dict, replay_from_dict
-from companion.games.chomp_text import details, does, headline, names, table
+from companion.games.chomp.formats import judge_request_from_dict, replay_from_dict
+from companion.games.chomp.text import details, does, headline, names, table
 
 if TYPE_CHECKING:
     from companion.referee.audit import AuditedRound

@@ -18,14 +18,14 @@ from companion.commands.options import add_history_options
 from companion.errors import InputError
 from companion.files import dump_json, parse_json, read_text, source_name
 from companion.games.dino import Land, Score, score, score_game
-from companion.games.dino_catalog import Catalog, Replay
-from companion.games.dino_formats import (
+from companion.games.dino.catalog import Catalog, Replay
+from companion.games.dino.formats import (
     catalog_from_dict,
     game_from_dict,
     land_from_dict,
     log_from_dict,
 )
-from companion.games.dino_report import (
+from companion.games.dino.report import (
     catalog_dict,
     catalog_lines,
     game_dict,
@@ -34,7 +34,7 @@ from companion.games.dino_report import (
     score_dict,
     score_lines,
 )
-from companion.games.dino_text import parse_grid, render_grid
+from companion.games.dino.text import parse_grid, render_grid
 from companion.scan import require_scan
 
 if TYPE_CHECKING:
@@ -568,7 +568,7 @@ def _write_land(out: str | None, built: Built) -> None:
     """``--out``: the land JSON, only when nothing is left to ask."""
     if out and built.complete and built.land is not None:
         from companion.files import write_atomic
-        from companion.games.dino_formats import land_to_dict
+        from companion.games.dino.formats import land_to_dict
 
         write_atomic(out, dump_json(land_to_dict(built.land)) + "\n", "no land was written")
 
@@ -612,8 +612,8 @@ def bench_score(cells: int = 10_000, repeat: int = 21, seed: int = 1) -> dict[st
     import statistics
     import time
 
-    from companion.games.dino_formats import land_to_dict
-    from companion.games.dino_random import random_land
+    from companion.games.dino.formats import land_to_dict
+    from companion.games.dino.lands import random_land
 
     side = max(1, math.isqrt(max(1, cells)))
     land = random_land(random.Random(seed), side, max(1, cells // side))

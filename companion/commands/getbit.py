@@ -129,8 +129,8 @@ def _register_tags(play: argparse.ArgumentParser) -> None:
 def run_replay(args: argparse.Namespace) -> int:
     from companion.files import dump_json, read_json, source_name
     from companion.games.getbit import GetBit
-    from companion.games.getbit_formats import replay_from_dict
-    from companion.games.getbit_text import cards_text, limbs_text, next_lines, table_lines
+    from companion.games.getbit.formats import replay_from_dict
+    from companion.games.getbit.text import cards_text, limbs_text, next_lines, table_lines
 
     try:
         game = replay_from_dict(read_json(args.file))

@@ -61,7 +61,7 @@ def run_bench_scan(args: argparse.Namespace) -> int:
     if not 1 <= args.views <= 4:
         raise InputError("--views", "must be between 1 and 4")
     if args.views > 1:
-        from companion.scan.bench_views import bench_views, views_lines
+        from companion.scan.bench.views import bench_views, views_lines
 
         found = bench_views(args.photos, args.seed, args.megapixels, args.views, args.mix)
         print(dump_json(found) if args.json else "\n".join(views_lines(found)))

@@ -15,15 +15,11 @@ from typing import Any, TypeVar
 
 from companion import data, files
 from companion.errors import InputError, RuleError
-from companion.games import (
-    dino,
-    dino_catalog,
-    dino_formats,
-    dino_text,
-    foodchain,
-    getbit,
-    getbit_formats,
-)
+from companion.games import dino, foodchain, getbit
+from companion.games.dino import catalog as dino_catalog
+from companion.games.dino import formats as dino_formats
+from companion.games.dino import text as dino_text
+from companion.games.getbit import formats as getbit_formats
 from companion.history.chomp import game_from_entries, journal_entries
 from companion.history.model import GameRecord, PlayerResult, RoundRecord, digest
 

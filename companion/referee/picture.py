@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import quoteattr
 
 from companion import svg
-from companion.games.chomp_text import headline
+from companion.games.chomp.text import headline
 from companion.referee.audit import AuditedRound, PressRow
 
 ROW_HEIGHT = 36

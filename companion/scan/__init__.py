@@ -7,8 +7,9 @@ perspective, turns them into cards placed with a rotation and builds the land th
 the catalog; a cell it cannot read is listed, never guessed.
 :mod:`companion.scan.land` builds the land from what was read (and ``--patch``), and
 :mod:`companion.scan.report` says what was read, as JSON and as lines.
-:mod:`companion.scan.synth` renders synthetic photos with their ground truth for the
-tests and :mod:`companion.scan.bench`.
+:mod:`companion.scan.synth` (a package apart from the reader, which never imports it)
+renders synthetic photos with their ground truth for the tests and for
+:mod:`companion.scan.bench`, the benchmark (a package of its own too).
 
 OpenCV and Pillow come with the ``scan`` extra and are imported only here, below this
 package: nothing else in companion needs them, and ``companion --help`` stays fast.

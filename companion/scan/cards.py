@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.games.dino import Cell, Size
-from companion.games.dino_catalog import CARD_QUARTERS, Catalog, turn
+from companion.games.dino.catalog import CARD_QUARTERS, Catalog, turn
 from companion.scan.grid import GridFit, Image, Marker, Matrix, apply_homography
 from companion.scan.land import CardPlace, Trouble, Unread
 

@@ -4,7 +4,7 @@ Pure, no OpenCV: the reader gives each readable cell as (card, quarter), each ca
 placed with its position and rotation, and the cells it could not read; a *patch*, typed
 by a person, fills unread cells, says which nests hold an egg token, or drops a card that
 is not part of the land.  The land is then built through the catalog as
-:func:`~companion.games.dino_catalog.replay` builds it: a section is the visible part of
+:func:`~companion.games.dino.catalog.replay` builds it: a section is the visible part of
 a card's printed area (split when it no longer touches), and a mountain printed on a card
 stands on every edge where that card is on top on either side.
 
@@ -30,8 +30,8 @@ from enum import StrEnum
 
 from companion.errors import InputError
 from companion.games.dino import Cell, Kind, Land, Section, build_land, edge, pieces
-from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Catalog, turn
-from companion.games.dino_text import Content, cell_name, read_token
+from companion.games.dino.catalog import CARD_QUARTERS, ROTATIONS, Catalog, turn
+from companion.games.dino.text import Content, cell_name, read_token
 
 QUARTER_NAMES = tuple(cell_name(q) for q in CARD_QUARTERS)  # A1, B1, A2, B2
 
@@ -475,7 +475,7 @@ def _token(catalog: Catalog, card_id: str, quarter: int) -> str:
 
 
 def _content_token(content: Content | None) -> str:
-    from companion.games.dino_text import TOKEN_OF_DINO, TOKEN_OF_FEATURE
+    from companion.games.dino.text import TOKEN_OF_DINO, TOKEN_OF_FEATURE
 
     if content is None:
         return "."

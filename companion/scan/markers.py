@@ -2,7 +2,7 @@
 
 Marker ``4 * i + q`` sits on quarter ``q`` of the ``i``-th card of the catalog (in the
 catalog's order; quarters ``A1``, ``B1``, ``A2``, ``B2`` as in
-:data:`~companion.games.dino_catalog.CARD_QUARTERS`).  The codes are the first ones of
+:data:`~companion.games.dino.catalog.CARD_QUARTERS`).  The codes are the first ones of
 ArUco's ``DICT_5X5_1000``: among the first 144 (36 cards) any two differ in at least 7
 of their 25 bits, in every rotation, so a misread bit or two never turns one quarter
 into another.  The detector only searches the codes the catalog uses.
@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.errors import InputError
-from companion.games.dino_catalog import CARD_QUARTERS, Catalog
+from companion.games.dino.catalog import CARD_QUARTERS, Catalog
 from companion.scan.land import QUARTER_NAMES, quarter_name
 
 DICTIONARY_NAME = "DICT_6X6_1000"

@@ -49,7 +49,7 @@ import numpy as np
 
 from companion.errors import InputError
 from companion.games.dino import Cell, Size
-from companion.games.dino_catalog import CARD_QUARTERS, Catalog, turn
+from companion.games.dino.catalog import CARD_QUARTERS, Catalog, turn
 from companion.scan.grid import Matrix
 from companion.scan.land import CardPlace, Trouble, Unread, quarter_name
 from companion.scan.outline import areas

@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.games.dino import Cell
-from companion.games.dino_catalog import Catalog
+from companion.games.dino.catalog import Catalog
 from companion.scan.cards import CardState, Ground, assemble
 from companion.scan.grid import (
     BITS,

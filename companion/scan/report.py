@@ -2,7 +2,7 @@
 
 Beside the reading it reports (:mod:`companion.scan.reader`, :mod:`companion.scan.land`);
 the score inside it is the one the score command prints
-(:mod:`companion.games.dino_report`), so both say the same thing the same way.
+(:mod:`companion.games.dino.report`), so both say the same thing the same way.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from companion.games.dino import Cell, score
-from companion.games.dino_formats import land_to_dict
-from companion.games.dino_report import score_dict, score_lines
-from companion.games.dino_text import column_name, render_grid
+from companion.games.dino.formats import land_to_dict
+from companion.games.dino.report import score_dict, score_lines
+from companion.games.dino.text import column_name, render_grid
 from companion.scan.land import TROUBLE_WORDS, Built, Trouble, cell_label, quarter_name
 from companion.scan.outline import area_name, areas
 

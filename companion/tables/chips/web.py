@@ -16,7 +16,7 @@ from typing import Any
 
 from companion.errors import InputError
 from companion.games.chips import ChipsStep
-from companion.games.chips_cards import neighbours
+from companion.games.chips.cards import neighbours
 from companion.tables.chips.session import ChipsHelper
 from companion.tables.web.hub import Action, WatchedTable
 

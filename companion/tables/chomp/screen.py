@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from companion.games.chomp import CARD_NAMES, Hand, RoundResult
-from companion.games.chomp_text import details, does, headline
+from companion.games.chomp.text import details, does, headline
 from companion.referee.daemon import Cards, RefereeDaemon, RefereeStatus, Shutdown, StartRound
 from companion.signals import RevealStamp
 from companion.tables import shell

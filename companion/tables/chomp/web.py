@@ -19,7 +19,7 @@ from typing import Any
 
 from companion.errors import InputError
 from companion.games.chomp import Card
-from companion.games.chomp_text import headline
+from companion.games.chomp.text import headline
 from companion.referee.audit import AuditedRound, audit
 from companion.referee.core import Phase, RefereeStep
 from companion.referee.daemon import Cards, StartRound

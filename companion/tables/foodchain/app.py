@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from companion.errors import InputError, RuleError
-from companion.games.foodchain_table import FoodChainTable
+from companion.games.foodchain.table import FoodChainTable
 from companion.tables import shell
 from companion.tables.foodchain.score import load_catalog
 from companion.tables.foodchain.session import FoodChainHelper, prompt

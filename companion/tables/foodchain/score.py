@@ -29,7 +29,7 @@ from companion.games.foodchain import (
     sheet_from_dict,
     winners,
 )
-from companion.games.foodchain_text import catalog_summary, score_lines
+from companion.games.foodchain.text import catalog_summary, score_lines
 
 TYPED = "typed sheet"
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from companion.errors import RuleError
 from companion.games.foodchain import BackOff, Bonus, Eat, Hunt, Pass, Switch, score, winners
-from companion.games.foodchain_table import FoodChainTable
-from companion.games.foodchain_text import score_lines
+from companion.games.foodchain.table import FoodChainTable
+from companion.games.foodchain.text import score_lines
 from companion.tables.shell import table_command
 
 CARD_ID = re.compile(r"[^\s:,'#]+#\d+")

@@ -22,7 +22,7 @@ from companion.files import (
     write_atomic,
 )
 from companion.games.getbit import GetBit, Replay, RoundResult, Setup, replay
-from companion.games.getbit_formats import replay_from_dict
+from companion.games.getbit.formats import replay_from_dict
 
 DEFAULT_SAVE = "getbit-game.json"
 

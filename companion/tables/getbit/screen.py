@@ -14,7 +14,7 @@ import threading
 from typing import Any, TextIO
 
 from companion.errors import HardwareError
-from companion.games.getbit_text import next_lines, table_lines
+from companion.games.getbit.text import next_lines, table_lines
 from companion.tables import shell
 from companion.tables.getbit.entry import parse_cards
 from companion.tables.getbit.table import GetBitTable

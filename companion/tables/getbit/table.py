@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec, TypeVar
 
 from companion.games.getbit import PlayError, RoundResult
-from companion.games.getbit_text import round_lines
+from companion.games.getbit.text import round_lines
 from companion.tables.getbit.entry import Entry, entry_order, refusal_text
 from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame

@@ -20,7 +20,7 @@ from typing import Any
 
 from companion.errors import InputError
 from companion.games.getbit import GetBit, PlayError
-from companion.games.getbit_text import round_lines
+from companion.games.getbit.text import round_lines
 from companion.tables.getbit.entry import entry_order, refusal_text
 from companion.tables.getbit.table import GetBitTable
 from companion.tables.web.hub import Action, WatchedTable

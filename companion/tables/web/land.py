@@ -24,9 +24,9 @@ from companion.games.dino import (
     is_neighbour,
     score,
 )
-from companion.games.dino_formats import land_to_dict
-from companion.games.dino_report import score_dict as report_dict
-from companion.games.dino_text import cell_name, parse_grid, read_token, render_grid, token_of
+from companion.games.dino.formats import land_to_dict
+from companion.games.dino.report import score_dict as report_dict
+from companion.games.dino.text import cell_name, parse_grid, read_token, render_grid, token_of
 
 MAX_SIDE = 40  # cells per row or column: a land is a few cards, not a city
 MIN_WIDTH, MIN_HEIGHT = 6, 5  # the empty grid a phone starts with

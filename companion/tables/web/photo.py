@@ -21,7 +21,7 @@ from companion.games.dino import Cell
 from companion.tables.web.land import MAX_SIDE, score_dict
 
 if TYPE_CHECKING:
-    from companion.games.dino_catalog import Catalog
+    from companion.games.dino.catalog import Catalog
     from companion.scan.land import Built, CardPlace, Unread
     from companion.scan.merge import Merged
     from companion.scan.reader import Reading
@@ -220,7 +220,7 @@ class PhotoTable:
         }
         if self.reading is None:
             return out
-        from companion.games.dino_formats import land_to_dict
+        from companion.games.dino.formats import land_to_dict
         from companion.scan.land import cell_label
 
         built = self._patch([*self._items(self.answers), *self._egg_items()])

@@ -76,7 +76,7 @@ def lan_address() -> str:
 
 def build_site(catalog: str | None = None, foodchain_catalog: str | None = None) -> Site:
     """The hub with the pages that need no live table: the land, the photo, Food Chain."""
-    from companion.games.dino_formats import catalog_from_dict as dino_catalog
+    from companion.games.dino.formats import catalog_from_dict as dino_catalog
     from companion.games.foodchain import catalog_from_dict as foodchain_catalog_from
 
     hub = Hub()

@@ -356,7 +356,7 @@ class GetBit:
 
 
 # --------------------------------------------------------------------------------------
-# A game replayed from its setup (its JSON readers: companion.games.getbit_formats)
+# A game replayed from its setup (its JSON readers: companion.games.getbit.formats)
 # --------------------------------------------------------------------------------------
 
 

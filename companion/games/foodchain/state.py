@@ -11,7 +11,7 @@ from itertools import combinations
 from typing import Any, Self
 
 from companion.errors import RuleError
-from companion.games.foodchain_cards import (
+from companion.games.foodchain.cards import (
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -22,7 +22,7 @@ from companion.games.foodchain_cards import (
     chains_wanted,
     to_roman,
 )
-from companion.games.foodchain_score import Eaten, Tally
+from companion.games.foodchain.score import Eaten, Tally
 
 # --------------------------------------------------------------------------------------
 # Actions

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.games.foodchain_cards import (
+from companion.games.foodchain.cards import (
     BONUS_CARDS,
     CATALOG_FORMAT,
     DECK_SIZE,
@@ -61,7 +61,7 @@ from companion.games.foodchain_cards import (
     roman,
     to_roman,
 )
-from companion.games.foodchain_formats import (
+from companion.games.foodchain.formats import (
     action_from_dict,
     action_to_dict,
     catalog_from_dict,
@@ -69,7 +69,7 @@ from companion.games.foodchain_formats import (
     sheet_from_dict,
     state_from_dict,
 )
-from companion.games.foodchain_score import (
+from companion.games.foodchain.score import (
     Eaten,
     PlayerScore,
     Tally,
@@ -77,7 +77,7 @@ from companion.games.foodchain_score import (
     score_optional,
     winners,
 )
-from companion.games.foodchain_state import (
+from companion.games.foodchain.state import (
     Action,
     BackOff,
     Eat,

@@ -9,16 +9,16 @@ from typing import Any
 
 from companion import data
 from companion.errors import RuleError
-from companion.games.chips_actions import ChipsStep, Pending, TableStep, check_players
-from companion.games.chips_cards import (
+from companion.games.chips.actions import ChipsStep, Pending, TableStep, check_players
+from companion.games.chips.cards import (
     SPECIAL_KINDS,
     ChipsRules,
     EscapeCard,
     FishKind,
     Kind,
 )
-from companion.games.chips_state import ChipsState
-from companion.games.chips_table import ChipsTable
+from companion.games.chips.state import ChipsState
+from companion.games.chips.table import ChipsTable
 
 SPECIAL_KEYS = (*(str(k) for k in SPECIAL_KINDS), "fish_or_chips_time_any")
 

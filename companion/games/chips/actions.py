@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from companion.errors import RuleError
-from companion.games.chips_cards import ChipsRules, EscapeCard
+from companion.games.chips.cards import ChipsRules, EscapeCard
 
 # --------------------------------------------------------------------------------------
 # Actions and the steps inside a turn

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from companion.games.foodchain_cards import Catalog, to_roman
-from companion.games.foodchain_score import PlayerScore
+from companion.games.foodchain.cards import Catalog, to_roman
+from companion.games.foodchain.score import PlayerScore
 
 
 def columns(s: PlayerScore, optional: bool) -> tuple[str, str, str]:

@@ -616,7 +616,7 @@ class ChompTable:
 
 
 # --------------------------------------------------------------------------------------
-# Names of the plain-data vocabulary (the readers: companion.games.chomp_formats)
+# Names of the plain-data vocabulary (the readers: companion.games.chomp.formats)
 # --------------------------------------------------------------------------------------
 
 CARD_NAMES = {str(c): c for c in Card}

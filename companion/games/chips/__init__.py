@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.games.chips_actions import (
+from companion.games.chips.actions import (
     REVEAL_TARGET,
     STEP_TITLES,
     Action,
@@ -61,7 +61,7 @@ from companion.games.chips_actions import (
     check_players,
     next_in,
 )
-from companion.games.chips_cards import (
+from companion.games.chips.cards import (
     KIND_TITLES,
     NUMBERS,
     SPECIAL_KINDS,
@@ -75,14 +75,14 @@ from companion.games.chips_cards import (
     follows,
     neighbours,
 )
-from companion.games.chips_formats import (
+from companion.games.chips.formats import (
     pending_from_dict,
     rules_from_dict,
     state_from_dict,
     table_from_dict,
 )
-from companion.games.chips_state import ChipsState
-from companion.games.chips_table import ChipsTable
+from companion.games.chips.state import ChipsState
+from companion.games.chips.table import ChipsTable
 
 if TYPE_CHECKING:
     from companion.games.turns import TurnGame

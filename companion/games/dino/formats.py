@@ -1,7 +1,7 @@
 """Chomp's JSON readers and writer: lands, goals, games, card catalogs, placement logs.
 
 The shapes of docs/dino-grid.md and docs/dino-catalog.md read into the types of
-:mod:`companion.games.dino` and :mod:`companion.games.dino_catalog`, kept apart from the
+:mod:`companion.games.dino` and :mod:`companion.games.dino.catalog`, kept apart from the
 rules so an engine reads as rules only.  Every error names its JSON path; a file name
 inside a game or a log is resolved by the caller's reader (this module does no I/O).
 """
@@ -25,7 +25,7 @@ from companion.games.dino import (
     Size,
     build_land,
 )
-from companion.games.dino_catalog import (
+from companion.games.dino.catalog import (
     CARD_QUARTERS,
     ROTATIONS,
     Card,
@@ -34,7 +34,7 @@ from companion.games.dino_catalog import (
     Replay,
     replay,
 )
-from companion.games.dino_text import scan_grid
+from companion.games.dino.text import scan_grid
 
 DIET_NAMES = {str(d): d for d in Diet}
 

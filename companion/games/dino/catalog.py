@@ -1,7 +1,7 @@
 """Chomp cards and placement logs: replaying a land card by card (D6, docs/dino-catalog.md).
 
 A *catalog* gives each card's land side as a 2 x 2 text grid (the vocabulary of
-:mod:`companion.games.dino_text`), with mountains between quarters and on the card's outer
+:mod:`companion.games.dino.text`), with mountains between quarters and on the card's outer
 edges.  A *placement log* lists the cards in play order with their quarter-grid position
 and rotation.  :func:`replay` lays them down one by one, refuses a placement the rules do
 not allow (naming the card and the rule), removes the egg tokens of covered nests and

@@ -11,7 +11,7 @@ from typing import Any
 
 from companion import data
 from companion.errors import RuleError
-from companion.games.foodchain_cards import (
+from companion.games.foodchain.cards import (
     CATALOG_FORMAT,
     NAME_PATTERN,
     TOKENS_PER_PLAYER,
@@ -20,8 +20,8 @@ from companion.games.foodchain_cards import (
     Catalog,
     roman,
 )
-from companion.games.foodchain_score import Eaten, Tally
-from companion.games.foodchain_state import (
+from companion.games.foodchain.score import Eaten, Tally
+from companion.games.foodchain.state import (
     Action,
     BackOff,
     Eat,

@@ -1,7 +1,7 @@
 """Synthetic photos of Chomp lands with their ground truth, for the tests and the benchmark.
 
 A random catalog of made-up cards, a random land laid card by card under D6 (checked by
-:func:`~companion.games.dino_catalog.replay`), drawn from above with a sticker on every
+:func:`~companion.games.dino.catalog.replay`), drawn from above with a sticker on every
 quarter (stuck a little off centre and askew, as by hand), then photographed: a random
 camera (tilt, any turn, scale), tokens and fingers lying across some markers, uneven
 light, blur, noise and JPEG.  The truth says, cell by cell, which card and quarter is on
@@ -24,11 +24,11 @@ import numpy.typing as npt
 
 from companion.errors import InputError
 from companion.games.dino import Cell, Kind, Land, Size
-from companion.games.dino_catalog import CARD_QUARTERS, ROTATIONS, Card, Catalog, Placement, replay
-from companion.games.dino_formats import catalog_from_dict
+from companion.games.dino.catalog import CARD_QUARTERS, ROTATIONS, Card, Catalog, Placement, replay
+from companion.games.dino.formats import catalog_from_dict
 from companion.scan.land import quarter_name
 from companion.scan.markers import MarkerBook, marker_image
-from companion.scan.props import CLASSIC, KINDS, REALISTIC, Canvas, Props, gingham
+from companion.scan.synth.props import CLASSIC, KINDS, REALISTIC, Canvas, Props, gingham
 
 Image = npt.NDArray[np.uint8]
 Matrix = npt.NDArray[np.floating[Any]]
@@ -466,7 +466,7 @@ def _occluders(
     kinds: tuple[str, ...] = CLASSIC,
 ) -> list[str]:
     """Tokens, fingers and pens (and with ``kinds``, dice, fingertips, phones, hands and
-    glare: :class:`~companion.scan.props.Props`), most of them lying partly over a marker."""
+    glare: :class:`~companion.scan.synth.props.Props`), most of them lying partly over a marker."""
     q = QUARTER_MM
     spots = list(cells)
     props: Props | None = None

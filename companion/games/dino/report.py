@@ -22,7 +22,7 @@ from companion.games.dino import (
     edge,
     neighbours,
 )
-from companion.games.dino_catalog import Catalog, Replay
+from companion.games.dino.catalog import Catalog, Replay
 
 # --------------------------------------------------------------------------------------
 # Explanations a ten-year-old follows

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from companion.errors import RuleError
-from companion.games.foodchain_cards import Bonus, CardKind, Catalog, chains_wanted
-from companion.games.foodchain_state import Action, FoodChainState, Hunt, Pass
+from companion.games.foodchain.cards import Bonus, CardKind, Catalog, chains_wanted
+from companion.games.foodchain.state import Action, FoodChainState, Hunt, Pass
 
 
 def _cut(word: str) -> str:

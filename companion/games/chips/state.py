@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.errors import RuleError
-from companion.games.chips_actions import (
+from companion.games.chips.actions import (
     REVEAL_TARGET,
     Action,
     ChipsStep,
@@ -27,7 +27,7 @@ from companion.games.chips_actions import (
     check_players,
     next_in,
 )
-from companion.games.chips_cards import (
+from companion.games.chips.cards import (
     ChipsRules,
     EscapeCard,
     FishCard,

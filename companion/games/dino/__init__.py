@@ -3,11 +3,11 @@
 Pure rules, settled by the house rulings D1-D7 (docs/rulings.md).  A land is a
 grid of quarter-card cells; each visible printed area is a :class:`Section` over one or
 more cells, and mountain ranges lie on edges between cells.  Nothing here reads a file or
-a clock: the text grid lives in :mod:`companion.games.dino_text`, cards and placement logs
-in :mod:`companion.games.dino_catalog`, the JSON readers in
-:mod:`companion.games.dino_formats`, the wording (why a herd lived or died, the score
-report) in :mod:`companion.games.dino_report`, random lands in
-:mod:`companion.games.dino_random`.
+a clock: the text grid lives in :mod:`companion.games.dino.text`, cards and placement logs
+in :mod:`companion.games.dino.catalog`, the JSON readers in
+:mod:`companion.games.dino.formats`, the wording (why a herd lived or died, the score
+report) in :mod:`companion.games.dino.report`, random lands in
+:mod:`companion.games.dino.lands`.
 
 * :func:`build_land` checks a land (D1, D2) and names the bad place through callbacks, so
   JSON input gets a JSON path and the text grid gets a line and a column.
