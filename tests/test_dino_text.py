@@ -364,6 +364,10 @@ def test_a_labelled_grid_checks_its_row_numbers() -> None:
         "(this row is 2)"
     )
     assert error(head, "  1  P    T", "  P    M").startswith("line 3 column 3: no row number")
+    assert (
+        error(head, "  1", "  2  P")
+        == "line 2 column 3: row 1 holds no cell (an empty place is '.')"
+    )
 
 
 def test_a_tall_labelled_grid_keeps_its_columns() -> None:
@@ -372,3 +376,30 @@ def test_a_tall_labelled_grid_keeps_its_columns() -> None:
     land = grid(*rows)
     again = parse_grid(render_grid(land, labels=True))
     assert land_to_dict(again) == land_to_dict(land)
+
+
+PRINTED = render_grid(parse_grid((EXAMPLES / "dino-worked-example.txt").read_text("utf-8")), True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cuts=st.lists(
+        st.tuples(
+            st.integers(0, len(PRINTED)), st.sampled_from([*"AB12 |=:-.PThlc\n#\t", "١", ""])
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_fuzz_a_printed_grid_altered_is_read_or_refused_naming_line_and_column(
+    cuts: list[tuple[int, str]],
+) -> None:
+    # The labelled grid with characters replaced, inserted or cut: a land, or one
+    # InputError at "line L column C"; never another exception.
+    text = PRINTED
+    for at, char in cuts:
+        text = text[:at] + char + text[at + 1 :]
+    try:
+        parse_grid(text)
+    except InputError as exc:
+        assert re.match(r"line \d+ column \d+: ", str(exc)) and "\n" not in str(exc)

@@ -240,8 +240,14 @@ class _RowLabels:
                 f"{what}: a grid with column letters numbers its rows 1, 2, 3 ... "
                 f"(this row is {self.expected})",
             )
+        rest = body[start + len(word) :]
+        if not rest.strip():
+            raise InputError(
+                place(lineno, start + 1),
+                f"row {self.expected} holds no cell (an empty place is '{EMPTY}')",
+            )
         self.expected += 1
-        return body[:start] + " " * len(word) + body[start + len(word) :]
+        return body[:start] + " " * len(word) + rest
 
 
 def _lines(text: str, place: Place) -> tuple[list[_Row], list[tuple[_EdgeLine, int]]]:
