@@ -386,6 +386,16 @@ def test_chips_sir_fries_discard_a_matching_card_regardless_of_the_top() -> None
     assert state.top == 8 and state.turn == "bob"
 
 
+def test_e4_the_sir_fries_player_herself_discards_whatever_the_top_card() -> None:
+    # E4: "your hand" on the card is its player's: ann discards next, not bob, and her
+    # 2 goes on the 5 that Sir Fries shows.
+    state = make({"ann": [SIR5, "2#1", "1#1"], "bob": ["8#1", "1#2"]})
+    state.apply(Discard(SIR5), rng())
+    assert state.actor == "ann" and state.legal_actions() == [Discard("2#1")]
+    state.apply(Discard("2#1"), rng())
+    assert state.top == 2 and state.turn == "bob" and state.hands["bob"] == ["8#1", "1#2"]
+
+
 def test_e4_sir_fries_if_possible_you_must() -> None:
     # E4: no stopping, no other card.
     state = make({"ann": [SIR5, "8#1", "5#1"], "bob": ["1#2"]})
@@ -471,14 +481,35 @@ def test_chips_fish_or_chips_time_with_the_sign_any_player() -> None:
     assert state.mad_fish("cat") == 1 and state.turn == "ann"
 
 
-def test_e8_fish_or_chips_time_nobody_can_reveal_no_effect() -> None:
-    # E8
+def test_e8_a_chosen_player_with_no_face_down_card_is_still_passed_over() -> None:
+    # E8: bob, next to ann, has no face-down card: he reveals nothing, and the turn goes
+    # to the player after him.
     state = make(
         {"ann": [TIME5, "1#1"], "bob": ["1#2"], "cat": ["1#3"]},
         down={"ann": [HEROES[0]], "bob": [], "cat": [HEROES[1]]},
     )
     state.apply(Discard(TIME5), rng())
-    assert state.pending is None and state.turn == "bob"
+    assert state.pending is None and state.turn == "cat"
+    assert state.down == {"ann": [HEROES[0]], "bob": [], "cat": [HEROES[1]]}
+
+
+def test_e8_two_players_the_turn_comes_back_to_you() -> None:
+    # E8, "even back to you": bob has no face-down card, so he is passed over.
+    state = make({"ann": [TIME5, "1#1"], "bob": ["1#2"]}, down={"ann": [], "bob": []})
+    state.apply(Discard(TIME5), rng())
+    assert state.pending is None and state.turn == "ann"
+
+
+def test_e8_with_the_sign_and_nobody_to_choose_the_next_player_is_passed_over() -> None:
+    # E8: with the sign she may choose anyone with a face-down card; with nobody to
+    # choose, the card falls back on the next player, who reveals nothing: passed over.
+    state = make(
+        {"ann": [TIME_ANY3, "1#1"], "bob": ["1#2"], "cat": ["1#3"]},
+        top="3#8",
+        down={"ann": [HEROES[0]], "bob": [], "cat": []},
+    )
+    state.apply(Discard(TIME_ANY3), rng())
+    assert state.pending is None and state.turn == "cat"
 
 
 def test_chips_triple_chips_discard_up_to_three_following_the_rule() -> None:

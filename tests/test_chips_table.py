@@ -300,3 +300,26 @@ def test_e13_a_deck_file_makes_the_helper_strict() -> None:
     refused(t, "no Triple Chips card shows a 5", "discard_card", card(5, Kind.TRIPLE_CHIPS))
     refused(t, "this deck's Mad Fish draw 1 or 2 or 3, not 5", "reveal_mad_fish", 5)
     assert table_from_dict(t.to_dict()).strict
+
+
+def test_e8_table_a_chosen_player_with_no_face_down_card_is_passed_over() -> None:
+    # E8: bob, next to ann, has nothing face down: he reveals nothing, cat plays next.
+    t = table()
+    t.down["bob"] = 0
+    said = t.discard_card(card(5, Kind.FISH_OR_CHIPS_TIME))
+    assert said.endswith("bob has no face-down card to reveal and is passed over.")
+    assert t.pending is None and t.turn == "cat"
+    # With the sign and nobody else holding a face-down card: the next player, passed over.
+    t = table(strict=False)
+    t.down["bob"] = t.down["cat"] = 0
+    t.discard_card(card(5, Kind.FISH_OR_CHIPS_TIME, any_player=True))
+    assert t.pending is None and t.turn == "cat"
+
+
+def test_e4_table_the_sir_fries_player_discards_whatever_the_top_card() -> None:
+    # E4: ann, who discarded Sir Fries, discards next (not bob), an 8 on a 5.
+    t = table()
+    t.discard_card(card(5, Kind.SIR_FRIES, (8, 2)))
+    assert t.actor == "ann" and "ann: Sir Fries" in t.prompt()
+    t.discard_card(card(8))
+    assert t.top == 8 and t.turn == "bob"

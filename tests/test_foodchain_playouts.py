@@ -23,6 +23,7 @@ from companion.games.foodchain import (
     TOKENS_PER_PLAYER,
     Action,
     BackOff,
+    Bonus,
     Catalog,
     Eat,
     FoodChainState,
@@ -68,6 +69,7 @@ def play(state: FoodChainState, rng: random.Random, eager: float) -> int:
         assert state.why_not(action) is None
         state.apply(action)
         check_invariants(state, state.catalog)
+        assert state.over == (not state.deck and not can_act(state))  # F11, exactly
     raise AssertionError("the game did not end")
 
 
@@ -147,22 +149,50 @@ def test_foodchain_actions_round_trip_through_plain_data() -> None:
         action_from_dict({"action": "hunt", "card": "fox#1"})
 
 
+def can_act(state: FoodChainState) -> bool:
+    """Someone has an action other than passing, worked out here from F1-F8 rather than
+    asked of the engine: a hunt from hand, or a free predator of her own to move."""
+    forest = state.forest()
+    free = [c for c in forest if state.is_free(c)]
+    for p in state.players:
+        held = state.supply[p][p] > 0
+        for card in state.hands[p]:
+            bonus = state.kind(card).bonus
+            if bonus is Bonus.SWARM and any(not state.kind(t).is_plant for t in free):
+                return True
+            if bonus is Bonus.HUNTSMAN and held and forest:
+                return True
+            if held and any(CATALOG.preys_on(card, t) for t in forest):
+                return True
+        if any(state.token.get(c) == p for c in free):
+            return True  # she could at least back it off
+    return False
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]))
-def test_f11_players_who_always_pass_end_within_the_deck_and_one_round(
+def test_f11_rounds_of_passes_never_end_the_game_while_a_predator_stands(
     seed: int, players: int
 ) -> None:
-    # Every pass draws while the deck lasts; then one round of passes ends the game, even
-    # with free predators on the table that could still eat or back off.
+    # Players who only pass empty their hands (the deck runs out, then each pass discards
+    # without drawing); the predators they hunted with stay, so the game is never over:
+    # F11 ends it only when nobody can do anything but pass. One back off or eat at a
+    # time then ends it.
     rng = random.Random(seed)
     state = FoodChainState.deal(CATALOG, NAMES[:players], rng)
     for _ in range(HAND_SIZE * players // 2):  # a few hunts first, so predators stand
         hunts = [a for a in state.legal_actions() if isinstance(a, Hunt)]
         state.apply(rng.choice(hunts or state.legal_actions()))
-    bound = len(state.deck) + players
-    for _ in range(bound):
+    stood = set(state.on)
+    for _ in range(len(state.deck) + (HAND_SIZE + 3) * players):
         if state.over:
             break
         state.apply(next(a for a in state.legal_actions() if isinstance(a, Pass)))
-    assert state.over and not state.on  # predators left are discarded (F11)
+    assert set(state.on) == stood and state.over == (not stood and not can_act(state))
+    for _ in range(MAX_MOVES):
+        if state.over:
+            break
+        busy = [a for a in state.legal_actions() if not isinstance(a, Pass)]
+        state.apply(busy[0] if busy else Pass(None))
+    assert state.over and not state.on and not can_act(state)
     check_invariants(state, CATALOG)

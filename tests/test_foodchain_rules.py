@@ -644,17 +644,31 @@ def test_foodchain_swarm_only_a_predator_on_top() -> None:
     refused(state, Hunt("swarm#1", "rabbit#1"), "preyed on")
 
 
-def test_f7_swarm_chases_a_lone_food_card() -> None:
-    # F7: any free card on top of a chain, a creature food card included; its chain goes
+def test_f7_swarm_chases_a_lone_creature_food_card() -> None:
+    # F7: a free creature on top of a chain, even as the chain's food card; its chain goes
     # and a new one is turned up from the deck.
     state = make(
-        [food("berry#1"), food("grass#1"), food("grass#2")],
+        [food("rabbit#1"), food("grass#1"), food("grass#2")],
         hands={"ann": ["swarm#1"]},
         deck=["berry#2", "fox#1"],
     )
-    state.apply(Hunt("swarm#1", "berry#1"))
+    state.apply(Hunt("swarm#1", "rabbit#1"))
     assert state.chains == ["grass#1", "grass#2", "berry#2"]
-    assert state.discard[-2:] == ["berry#1", "swarm#1"] and state.hands["ann"] == ["fox#1"]
+    assert state.discard[-2:] == ["rabbit#1", "swarm#1"] and state.hands["ann"] == ["fox#1"]
+
+
+def test_f7_the_swarm_never_chases_a_bare_plant() -> None:
+    # F7: creatures and predators only. A berry alone on its chain is a plant: it stays,
+    # and the Swarm is not offered against it.
+    state = make(
+        [food("berry#1"), food("grass#1", pred("rabbit#1", "bob"))],
+        hands={"ann": ["swarm#1"]},
+        deck=["berry#2", "fox#1"],
+    )
+    swarms = [a for a in state.legal_actions() if isinstance(a, Hunt)]
+    assert swarms == [Hunt("swarm#1", "rabbit#1")]
+    refused(state, Hunt("swarm#1", "berry#1"), "never a plant like berry#1")
+    refused(state, Hunt("swarm#1", "grass#1"), "preyed on")
 
 
 def test_foodchain_swarm_needs_no_token() -> None:
@@ -855,6 +869,27 @@ def test_f2_hunting_your_own_predator_is_allowed() -> None:
     assert forest(state) == [food("berry#1", pred("rabbit#1", "ann", pred("fox#1", "ann")))]
 
 
+def test_f3_an_eater_sitting_on_food_it_does_not_prey_on_is_no_rival() -> None:
+    # ann's fox ate the rabbit and moved down onto the berry; foxes do not eat berries, so
+    # bob's mouse (level II, below the fox's III) is the only predator preying on it.
+    state = make(
+        [food("berry#1", pred("rabbit#1", "bob", pred("fox#1", "ann")))],
+        hands={"bob": ["mouse#1"]},
+    )
+    state.apply(Eat("fox#1"))
+    state.apply(Hunt("mouse#1", "berry#1"))
+    state.apply(Pass(None))
+    assert Eat("mouse#1") in state.legal_actions()
+    state.apply(Eat("mouse#1"))
+    # The berry was the chain's food card: the chain goes, the mouse and the fox with it.
+    assert state.food["bob"] == ["berry#1"] and not state.on
+    assert {"mouse#1", "fox#1"} <= set(state.discard)
+    assert state.supply["ann"] == Counter(ann=4, bob=1)  # the rabbit's token, captured
+    # A higher card that does prey on the berry (a bear) still blocks the mouse.
+    state = make([food("berry#1", pred("bear#1", "ann"), pred("mouse#1", "bob"))], turn="bob")
+    refused(state, Eat("mouse#1"), "bear#1 is level V")
+
+
 def test_f3_your_own_equal_predator_blocks_you_too() -> None:
     state = make([food("berry#1", pred("rabbit#1", "ann"), pred("mouse#1", "ann"))])
     refused(state, Eat("rabbit#1"), "not the strongest")
@@ -908,43 +943,38 @@ def test_f8_switch_only_your_own_free_predator() -> None:
     assert switches == [Switch("bear#1", "rabbit#1")]
 
 
-def test_f11_a_full_round_of_passes_ends_the_game() -> None:
-    # ann could still eat or back off, but a whole round has been passes: the end. Her
-    # predator goes to the discard pile and her token home.
+def test_f11_a_round_of_passes_does_not_end_the_game_while_a_player_can_eat() -> None:
+    # The deck is empty and ann's rabbit could eat the berry: passing round after round
+    # does not end the game. Only when nobody can do anything but pass is it over.
     state = make(
         [food("berry#1", pred("rabbit#1", "ann"))],
         hands={"ann": ["grass#1"], "bob": ["grass#2"]},
         deck=[],
     )
     state.apply(Pass("grass#1"))
-    assert not state.over
     state.apply(Pass("grass#2"))
-    assert state.over and state.legal_actions() == []
-    assert forest(state) == [food("berry#1")] and "rabbit#1" in state.discard
-    assert state.supply["ann"]["ann"] == 4
+    for _ in range(3):  # more rounds of passes, with empty hands now
+        state.apply(Pass(None))
+        state.apply(Pass(None))
+    assert not state.over and Eat("rabbit#1") in state.legal_actions()
+    state.apply(Eat("rabbit#1"))
+    assert state.over and state.legal_actions() == [] and state.food["ann"] == ["berry#1"]
 
 
-def test_f11_any_other_action_starts_the_round_of_passes_again() -> None:
+def test_f11_a_predator_that_could_back_off_keeps_the_game_open() -> None:
+    # Equal levels block both eaters (F3), but each owner could still back off: not over.
     state = make(
-        [food("berry#1", pred("rabbit#1", "ann")), food("grass#1")],
-        hands={"ann": ["grass#2", "mouse#1"], "bob": ["rabbit#2", "berry#3"]},
+        [food("berry#1", pred("rabbit#1", "ann"), pred("mouse#1", "bob"))],
         deck=[],
     )
-    state.apply(Pass("grass#2"))
-    assert state.passes == 1
-    state.apply(Hunt("rabbit#2", "grass#1"))
-    assert state.passes == 0
-    state.apply(Pass("mouse#1"))
-    assert not state.over and state.to_dict()["passes"] == 1
-    state.apply(Pass("berry#3"))
-    assert state.over and state.chains == ["berry#1", "grass#1"] and not state.on
-
-
-def test_f11_passes_while_the_deck_has_cards_do_not_count() -> None:
-    state = make([food("berry#1")], hands={"ann": ["wolf#1"], "bob": ["wolf#2"]})
-    state.apply(Pass("wolf#1"))
-    state.apply(Pass("wolf#2"))
-    assert state.passes == 0 and not state.over
+    state.apply(Pass(None))
+    state.apply(Pass(None))  # a whole round of passes
+    assert not state.over and state.on
+    assert state.legal_actions() == [BackOff("rabbit#1"), Pass(None)]
+    state.apply(BackOff("rabbit#1"))
+    assert not state.over  # bob's mouse can now eat
+    state.apply(Eat("mouse#1"))
+    assert state.over and not state.on
 
 
 def sheet(ann: list[object]) -> dict[str, object]:

@@ -232,3 +232,33 @@ def test_docs_session_replays_exactly(
     monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{t}\n" for t in typed)))
     assert main(shlex.split(command)[2:]) == 0
     assert capsys.readouterr().out.rstrip("\n").splitlines() == shown
+
+
+def test_f11_the_helper_refuses_end_while_an_eat_is_offered() -> None:
+    # The deck is empty; ann's rabbit could eat the cranberry, as her own list of moves
+    # says: "end" is refused in one line naming that eat, and changes nothing.
+    helper = FoodChainHelper(started())
+    helper.command("hunt rabbit on cranberry")
+    helper.command("pass acorn")
+    helper.command("pass acorn")
+    helper.table.discard += helper.table.deck
+    helper.table.deck = []
+    assert "eat with rabbit" in prompt(helper.table)
+    before = helper.table.to_dict()
+    reply = helper.command("end")
+    assert reply == "no: the game goes on (F11): ann's rabbit can still eat cranberry"
+    assert helper.table.to_dict() == before and not helper.table.over
+    assert helper.command("eat rabbit") == "ann's rabbit eats cranberry."
+    assert helper.command("end") == (
+        "The end: predators left go to the discard pile, their tokens home (F11)."
+    )
+
+
+def test_f11_the_helper_refuses_end_while_a_predator_could_back_off() -> None:
+    # Equal levels block both eaters (F3), but either owner could still back off.
+    helper = FoodChainHelper(started())
+    helper.command("hunt rabbit on cranberry")
+    helper.command("hunt mouse on cranberry")
+    helper.table.discard += helper.table.deck
+    helper.table.deck = []
+    assert helper.command("end") == "no: the game goes on (F11): ann can still back off rabbit"

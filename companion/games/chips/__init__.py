@@ -28,7 +28,8 @@ E6. Only the player revealing a Mad Fish may cover it, at once, with a Golden Kn
     draw, no count.
 E7. A third Mad Fish loses at once: no draw; her cards go under the top discard.
 E8. Fish-or-Chips Time: the next player (with the sign, any other player with a face-down
-    card) reveals; the turn passes after the revealer. Nobody able to reveal: no effect.
+    card) reveals; the turn passes after the revealer. A chosen player with nothing face
+    down reveals nothing and is still passed over.
 E9. Spy Fry: look at a hand; swap one card for one, or none.
 E10. An empty deck is rebuilt from the discard pile but its top card when a draw needs it.
 E11. Every fish-or-chips card revealed: gather them all and deal five again.

@@ -382,15 +382,15 @@ class ChipsState:
             self.pending = Pending(ChipsStep.SPY_FRY, p)
             return
         elif c.kind is Kind.FISH_OR_CHIPS_TIME:  # E8
-            if c.any_player:
-                if self._reveal_targets(p):
-                    self.pending = Pending(ChipsStep.FISH_TIME, p)
-                    return
-            else:
-                q = next_in(self.players, self.out, p)
-                if self.down[q]:
-                    self.pending = Pending(ChipsStep.REVEAL, q)
-                    return
+            if c.any_player and self._reveal_targets(p):
+                self.pending = Pending(ChipsStep.FISH_TIME, p)
+                return
+            q = next_in(self.players, self.out, p)
+            if self.down[q]:
+                self.pending = Pending(ChipsStep.REVEAL, q)
+                return
+            self._end(q, rng)  # she reveals nothing and is still passed over
+            return
         elif c.kind is Kind.TRIPLE_CHIPS and self._legal_discards(p):
             self.pending = Pending(ChipsStep.TRIPLE, p, left=3)
             return

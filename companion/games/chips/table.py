@@ -400,17 +400,15 @@ class ChipsTable:
         if card.kind is Kind.SPY_FRY:
             self.pending = TableStep(ChipsStep.SPY_FRY, p)
             return ""
-        if card.kind is Kind.FISH_OR_CHIPS_TIME:
-            if card.any_player:
-                if any(q != p and self.down[q] for q in self.active):
-                    self.pending = TableStep(ChipsStep.FISH_TIME, p)
-                    return ""
-                return " Nobody has a face-down card left to reveal." + self._end(p)
+        if card.kind is Kind.FISH_OR_CHIPS_TIME:  # E8
+            if card.any_player and any(q != p and self.down[q] for q in self.active):
+                self.pending = TableStep(ChipsStep.FISH_TIME, p)
+                return ""
             q = next_in(self.players, self.out, p)
             if self.down[q]:
                 self.pending = TableStep(ChipsStep.REVEAL, q)
                 return f" {q} must reveal a fish-or-chips card."
-            return f" {q} has no face-down card left to reveal." + self._end(p)
+            return f" {q} has no face-down card to reveal and is passed over." + self._end(q)
         if card.kind is Kind.TRIPLE_CHIPS and self.usable(p):
             self.pending = TableStep(ChipsStep.TRIPLE, p, left=3)
             return ""

@@ -2,7 +2,9 @@
 
 The words a table reads, beside the rules they explain (:mod:`companion.games.dino`), so
 the ``companion dino`` commands, the photo scan's report and any screen say the same
-thing the same way.
+thing the same way. Herds are named by the cells of the grid printed with them
+(:func:`~companion.games.dino.text.grid_names`), whatever ids the land's sections carry
+(a photo's ``x04:A1`` is card x04's quarter, not the grid's cell A1).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from companion.games.dino import (
     neighbours,
 )
 from companion.games.dino.catalog import Catalog, Replay
+from companion.games.dino.text import grid_names
 
 # --------------------------------------------------------------------------------------
 # Explanations a ten-year-old follows
@@ -35,12 +38,26 @@ def _ids(ids: Sequence[str], most: int = 4) -> str:
     return f"{', '.join(ids[:most])} and {len(ids) - most} more"
 
 
-def herd_words(herd: Herd) -> str:
-    """``the 3 large herbivores at I1, I2, I3`` (``the medium carnivore at C1``)."""
+def herd_words(herd: Herd, names: Mapping[str, str] | None = None) -> str:
+    """``the 3 large herbivores at I1, I2, I3`` (``the medium carnivore at C1``); ``names``
+    turns section ids into the printed grid's cell names."""
     what = herd.dino.words(herd.dinos)
     if herd.dinos == 1:
         what = what.removeprefix("1 ")
-    return f"the {what} at {_ids(herd.sections)}"
+    return f"the {what} at {_ids(_named(herd.sections, names))}"
+
+
+def _named(ids: Sequence[str], names: Mapping[str, str] | None) -> list[str]:
+    """Section ids as grid cell names, top row first (ids as they are without ``names``)."""
+    if names is None:
+        return list(ids)
+    return sorted((names[i] for i in ids), key=_cell_order)
+
+
+def _cell_order(name: str) -> tuple[int, int, str]:
+    """``B12`` -> (12, 2, "B"): rows top to bottom, then columns left to right."""
+    letters = name.rstrip("0123456789")
+    return int(name[len(letters) :]), len(letters), letters
 
 
 def _join(items: Sequence[str]) -> str:
@@ -57,11 +74,12 @@ def _points(herd: Herd) -> str:
 
 
 class _Lookup:
-    """Cell and id indexes of a land, built once however many herds are explained."""
+    """Cell, id and name indexes of a land, built once however many herds are explained."""
 
     def __init__(self, land: Land) -> None:
         self.where = land.cell_index()
         self.by_id = {s.id: s for s in land.sections}
+        self.names = grid_names(land)
 
 
 def _behind_mountains(land: Land, herd: Herd, look: _Lookup) -> tuple[list[str], bool]:
@@ -80,8 +98,9 @@ def _behind_mountains(land: Land, herd: Herd, look: _Lookup) -> tuple[list[str],
                 beyond = land.sections[j]
                 if beyond.id in mine:
                     continue
-                if beyond.kind is Kind.PLANTS and beyond.id not in plants:
-                    plants.append(beyond.id)
+                name = look.names[beyond.id]
+                if beyond.kind is Kind.PLANTS and name not in plants:
+                    plants.append(name)
                 if beyond.dino is herd.dino:
                     same = True
     return plants, same
@@ -89,15 +108,20 @@ def _behind_mountains(land: Land, herd: Herd, look: _Lookup) -> tuple[list[str],
 
 def explain_all(land: Land, result: Score) -> list[str]:
     """:func:`explain` for every herd, with the land's indexes built once."""
-    look = _Lookup(land) if land.mountains else None
+    look = _Lookup(land)
     return [explain(land, result, i, look) for i in range(len(result.herds))]
 
 
 def explain(land: Land, result: Score, index: int, look: _Lookup | None = None) -> str:
     """Why one herd lived or died, in short plain sentences."""
+    look = look or _Lookup(land)
     herd = result.herds[index]
     herds = result.herds
-    who = herd_words(herd)
+
+    def words(other: Herd) -> str:
+        return herd_words(other, look.names)
+
+    who = words(herd)
     who = who[0].upper() + who[1:]
     one = herd.dinos == 1
     they, be, have = ("it", "is", "has") if one else ("they", "are", "have")
@@ -110,10 +134,10 @@ def explain(land: Land, result: Score, index: int, look: _Lookup | None = None) 
             f"Alive: {_points(herd)}."
         )
     if herd.why is Why.ATE:
-        prey = _join([herd_words(herds[p]) for p in herd.ate])
+        prey = _join([words(herds[p]) for p in herd.ate])
         return f"{who} had no meat, so {they} ate {prey}. Alive: {_points(herd)}."
     if herd.why is Why.EATEN:
-        eaters = _join([herd_words(herds[p]) for p in herd.eaten_by])
+        eaters = _join([words(herds[p]) for p in herd.eaten_by])
         extra = ""
         if Kind.PLANTS in herd.near:
             extra = f" The plants next to {them} did not help: carnivores eat first."
@@ -124,9 +148,9 @@ def explain(land: Land, result: Score, index: int, look: _Lookup | None = None) 
             o = herds[other]
             if o.dino.diet is Diet.HERBIVORE:
                 if o.dino.size > herd.dino.size:
-                    notes.append(f"{herd_words(o)} {'is' if o.dinos == 1 else 'are'} too big")
+                    notes.append(f"{words(o)} {'is' if o.dinos == 1 else 'are'} too big")
                 elif o.why is Why.TAR_PIT:
-                    notes.append(f"{herd_words(o)} got stuck in a tar pit first")
+                    notes.append(f"{words(o)} got stuck in a tar pit first")
         extra = f" ({'; '.join(notes)})" if notes else ""
         return (
             f"{who} had no meat and no herbivores small enough to eat next to {them}{extra}. "
@@ -137,16 +161,16 @@ def explain(land: Land, result: Score, index: int, look: _Lookup | None = None) 
         o = herds[other]
         if o.dino.diet is Diet.CARNIVORE and o.dino.size >= herd.dino.size:
             if o.why is Why.TAR_PIT:
-                spared.append(f"{herd_words(o)} next to {them} got stuck in a tar pit first")
+                spared.append(f"{words(o)} next to {them} got stuck in a tar pit first")
             elif o.why is Why.MEAT:
-                spared.append(f"{herd_words(o)} next to {them} ate meat instead")
+                spared.append(f"{words(o)} next to {them} ate meat instead")
     spare = "".join(f" {s[0].upper()}{s[1:]}." for s in spared)
     if herd.why is Why.PLANTS:
         return f"{who} {be} next to plants, so {they} ate.{spare} Alive: {_points(herd)}."
     plants: list[str] = []
     same = False
     if land.mountains:
-        plants, same = _behind_mountains(land, herd, look or _Lookup(land))
+        plants, same = _behind_mountains(land, herd, look)
     walls = ""
     if plants:
         walls += f" A mountain range keeps {them} away from the plants at {_ids(plants)}."
@@ -190,13 +214,19 @@ def _wrap(text: str) -> list[str]:
 
 
 def score_lines(land: Land, result: Score, why: bool) -> list[str]:
-    """The herds, eggs, goals and total, as the table reads them."""
+    """The herds (by the printed grid's cell names), eggs, goals and total."""
     lines = []
     said = explain_all(land, result) if why else []
+    names = grid_names(land)
     if result.herds:
         lines.append("Herds (fed in order: tar pits, carnivores, herbivores):")
         rows = [
-            (_short_ids(h.sections), h.dino.words(h.dinos), WHY_WORDS[h.why], str(h.points))
+            (
+                _short_ids(tuple(_named(h.sections, names))),
+                h.dino.words(h.dinos),
+                WHY_WORDS[h.why],
+                str(h.points),
+            )
             for h in result.herds
         ]
         widths = [max(len(r[k]) for r in rows) for k in range(4)]

@@ -6,6 +6,10 @@ them separate and open.  Between two rows an optional *edge line* puts a mark un
 cell: ``:`` joins it with the cell below, ``-`` is a mountain between them.  Every error
 says ``line L column C``.
 
+The grid as the commands print it, with column letters above and row numbers on the
+left (:func:`render_grid` with ``labels``), reads back too: the labels are checked and
+set aside, so what a report shows can be copied into a file and scored again.
+
 Pure: text in, :class:`~companion.games.dino.Land` out, and back with :func:`render_grid`.
 """
 
@@ -213,17 +217,56 @@ class Grid:
         )
 
 
+def _is_header(body: str) -> bool:
+    """A line of column letters ``A B C ...`` as a labelled grid starts (``A`` is no token)."""
+    words = body.split()
+    return words == [column_name(x) for x in range(len(words))]
+
+
+class _RowLabels:
+    """The row numbers of a labelled grid: each row of cells starts with the next one,
+    which is checked and blanked out so that the columns stay where they were."""
+
+    def __init__(self) -> None:
+        self.expected = 1
+
+    def strip(self, body: str, lineno: int, place: Place) -> str:
+        start = len(body) - len(body.lstrip())
+        word = body[start:].split(" ", 1)[0]
+        if word != str(self.expected):
+            what = f"{word!r}" if word.isdecimal() else "no row number"
+            raise InputError(
+                place(lineno, start + 1),
+                f"{what}: a grid with column letters numbers its rows 1, 2, 3 ... "
+                f"(this row is {self.expected})",
+            )
+        rest = body[start + len(word) :]
+        if not rest.strip():
+            raise InputError(
+                place(lineno, start + 1),
+                f"row {self.expected} holds no cell (an empty place is '{EMPTY}')",
+            )
+        self.expected += 1
+        return body[:start] + " " * len(word) + rest
+
+
 def _lines(text: str, place: Place) -> tuple[list[_Row], list[tuple[_EdgeLine, int]]]:
     """The rows of cells, and the edge lines with the index of the first row below each."""
     rows: list[_Row] = []
     edges: list[tuple[_EdgeLine, int]] = []
     last_was_edge = False
+    labels: _RowLabels | None = None
+    first = True
     for lineno, raw in enumerate(text.splitlines(), 1):
         body = raw.split("#", 1)[0].rstrip()
         if "\t" in body:
             raise InputError(place(lineno, body.index("\t") + 1), "use spaces, not tabs")
         if not body.strip():
             continue
+        if first and _is_header(body):
+            first, labels = False, _RowLabels()
+            continue
+        first = False
         if _is_edge_line(body):
             if last_was_edge:
                 raise InputError(
@@ -234,6 +277,8 @@ def _lines(text: str, place: Place) -> tuple[list[_Row], list[tuple[_EdgeLine, i
             edges.append((_EdgeLine(lineno, marks), len(rows)))
             last_was_edge = True
             continue
+        if labels is not None:
+            body = labels.strip(body, lineno, place)
         rows.append(_scan_row(body, lineno, place))
         last_was_edge = False
     if not rows:
@@ -373,17 +418,35 @@ def token_of(section: Section) -> str:
     return TOKEN_OF_FEATURE[(section.kind, section.egg and section.kind is Kind.NEST)]
 
 
-def render_grid(land: Land, labels: bool = False) -> str:
-    """The land as a text grid (``labels`` adds column letters and row numbers).
+def grid_origin(land: Land) -> Cell:
+    """The cell a printed grid shows as ``A1``: (0, 0), unless the land reaches into
+    negative coordinates, so that a typed grid comes back with the same cell names."""
+    cells = land.cell_index()
+    if not cells:
+        return (0, 0)
+    return (min(0, min(x for x, _ in cells)), min(0, min(y for _, y in cells)))
 
-    The origin is (0, 0) unless the land reaches into negative coordinates, so a typed
-    grid comes back with the same cell names.
+
+def grid_names(land: Land) -> dict[str, str]:
+    """Section id -> the name the printed grid gives it: its first cell (top row first,
+    then leftmost) as the labels say. The same name :func:`parse_grid` gives the section
+    when that grid is read back, so a report, a photo's and a typed grid agree."""
+    ox, oy = grid_origin(land)
+    names = {}
+    for section in land.sections:
+        x, y = min(section.cells, key=lambda c: (c[1], c[0]))
+        names[section.id] = cell_name((x - ox, y - oy))
+    return names
+
+
+def render_grid(land: Land, labels: bool = False) -> str:
+    """The land as a text grid (``labels`` adds column letters and row numbers); either
+    form parses back to the same land, shifted to :func:`grid_origin`.
     """
     owner = land.cell_index()
     if not owner:
         return EMPTY
-    ox = min(0, min(x for x, _ in owner))
-    oy = min(0, min(y for _, y in owner))
+    ox, oy = grid_origin(land)
     width = max(x for x, _ in owner) - ox + 1
     height = max(y for _, y in owner) - oy + 1
     xs = range(ox, ox + width)
@@ -400,7 +463,8 @@ def render_grid(land: Land, labels: bool = False) -> str:
     widths = [max(len(tok((x, y))) for y in ys) for x in xs]
     left = any(edge((ox - 1, y), (ox, y)) in walls for y in ys)
     right = any(edge((ox + width - 1, y), (ox + width, y)) in walls for y in ys)
-    gutter = 5 if labels else 0
+    number_width = max(3, len(str(height)))
+    gutter = number_width + 2 if labels else 0
     start = gutter + (2 if left else 0)
     pos = []
     for w in widths:
@@ -429,7 +493,7 @@ def render_grid(land: Land, labels: bool = False) -> str:
     if top:
         lines.append(top)
     for y in ys:
-        parts = [f"{y - oy + 1:>3}  " if labels else ""]
+        parts = [f"{y - oy + 1:>{number_width}}  " if labels else ""]
         if left:
             parts.append("| " if edge((ox - 1, y), (ox, y)) in walls else "  ")
         for k, x in enumerate(xs):

@@ -19,23 +19,24 @@ F1. Hunting marks the hunter with one of your own-colour tokens; none left, no h
     Swarm needs none.
 F2. Any card in the forest may be hunted when both symbols match; hunting your own
     predator is allowed.
-F3. Eat only with a free predator strictly higher than every other on that food; equal
-    levels block everyone, your own included.
+F3. Eat only with a free predator strictly higher than every rival preying on that food;
+    equal levels block everyone, your own included; a card sitting on the food without
+    preying on it (an eater that moved down, F4) is no rival.
 F4. The eater takes the eaten card's place and the symbols still bind it: it may later
     eat the card beneath only if it preys on it. A chain left with one card does not
     remain: the eater is discarded and its token goes home.
 F5. Rivals on the eaten food are discarded with everything on them, tokens home.
 F6. The Huntsman preys on any card, outranks every creature, needs a token and is
     discarded after he eats.
-F7. The Swarm chases any free card on top of a chain, creature or predator (the Huntsman
-    included): both cards are discarded, tokens home, the player draws. A chain whose
-    food card is chased goes, and a new one is turned up.
+F7. The Swarm chases a free creature or predator on top of a chain (the Huntsman
+    included), never a bare plant: both cards are discarded, tokens home, the player
+    draws. A chain whose food card (a creature) is chased goes; a new one is turned up.
 F8. Switch only your own free predator (never a bare food card) for a hand card of
     strictly higher level that can legally prey on the card beneath; no draw.
 F9. A bonus card turned up to start a chain goes under the deck.
 F10. Tokens held both ways are swapped back at once.
-F11. The end: the deck is empty and either nothing but passing is possible or a full
-    round of turns has been all passes; predators left are discarded, tokens home.
+F11. The end: the deck is empty and nobody can do anything but pass (rounds of passes
+    do not end it); predators left are discarded, tokens home.
 F12. Equal totals share the win; a score sheet refuses a bonus card as eaten food and
     points no card of the catalog has.
 F13. Optional rule: own tokens score 0; each captured token draws a random card from its

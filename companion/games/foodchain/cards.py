@@ -46,6 +46,11 @@ class CardKind:
     prey: frozenset[str] = frozenset()  # green circles: what this card may prey on
     bonus: Bonus | None = None
 
+    @property
+    def is_plant(self) -> bool:
+        """No green circle: it preys on nothing, so it is a plant (the Swarm spares it, F7)."""
+        return self.bonus is None and not self.prey
+
 
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
 NAME_PATTERN = re.compile(r"^[^#\s][^#]*$")

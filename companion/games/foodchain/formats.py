@@ -290,9 +290,8 @@ def state_from_dict(value: object, catalog: Catalog) -> FoodChainState:
     missing = [c for c in catalog.card_ids() if c not in read.seen]
     if missing:
         raise data.fail(data.ROOT, f"cards missing: {', '.join(missing[:5])}")
-    passes = data.integer(raw.get("passes", 0), "passes", 0, len(seats))
-    if passes and deck:
-        raise data.fail("passes", "passes are counted only once the deck is empty (F11)")
+    # Saves from before F11 was settled counted passes; still checked, no longer used.
+    data.integer(raw.get("passes", 0), "passes", 0, len(seats))
     state = FoodChainState(
         catalog,
         seats,
@@ -305,7 +304,6 @@ def state_from_dict(value: object, catalog: Catalog) -> FoodChainState:
         read.on,
         read.token,
         seats.index(turn),
-        passes,
     )
     colours = state.tokens_by_colour()
     for p in seats:

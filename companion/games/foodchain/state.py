@@ -95,7 +95,6 @@ class FoodChainState:
     on: dict[str, str] = field(default_factory=dict)
     token: dict[str, str] = field(default_factory=dict)
     turn: int = 0
-    passes: int = 0  # F11: passes in a row since the deck ran out
 
     # ---------------------------------------------------------------- setup ----------
 
@@ -185,13 +184,21 @@ class FoodChainState:
 
     @property
     def over(self) -> bool:
-        """F11: the deck is empty and either nobody has any action left but passing, or a
-        full round of turns has been all passes."""
+        """F11: the deck is empty and nobody can do anything but pass. Passing while a
+        player could still act never ends the game, however many rounds of it."""
         if self.deck:
             return False
-        if self.passes >= len(self.players):
-            return True
         return not any(next(self._actions(p, passes=False), None) is not None for p in self.players)
+
+    def preys(self, hunter: str, food: str) -> bool:
+        """``hunter`` preys on ``food``: the symbols match (F2), or it is the Huntsman (F6)."""
+        return self.kind(hunter).bonus is Bonus.HUNTSMAN or self.catalog.preys_on(hunter, food)
+
+    def rivals(self, predator: str) -> list[str]:
+        """F3: the other cards on ``predator``'s food that prey on it. An eater that moved
+        down onto that food without preying on it (F4) is no rival."""
+        food = self.on[predator]
+        return [c for c in self.predators_on(food) if c != predator and self.preys(c, food)]
 
     # ---------------------------------------------------------------- legality -------
 
@@ -222,9 +229,11 @@ class FoodChainState:
         if not self.in_forest(target):
             return f"{target} is not in the forest"
         bonus = self.kind(card).bonus
-        if bonus is Bonus.SWARM:  # F7: any free card on top of a chain
+        if bonus is Bonus.SWARM:  # F7: a free creature or predator, never a bare plant
             if not self.is_free(target):
                 return f"the Swarm chases only a card on top of a chain; {target} is preyed on"
+            if self.kind(target).is_plant:
+                return f"the Swarm chases creatures and predators, never a plant like {target}"
             return None
         if self.supply[p][p] < 1:
             return f"{p} has no token of her own colour left to mark a hunter"
@@ -258,8 +267,8 @@ class FoodChainState:
                 f"{predator} took the place of the card it ate, and it does not prey on "
                 f"{food} (F4: the symbols still bind it)"
             )
-        for rival in self.predators_on(food):
-            if rival != predator and self.level(rival) >= level:
+        for rival in self.rivals(predator):
+            if self.level(rival) >= level:
                 return (
                     f"{predator} (level {to_roman(level)}) is not the strongest on {food}: "
                     f"{rival} is level {to_roman(self.level(rival))}"
@@ -311,7 +320,7 @@ class FoodChainState:
         for card in hand:
             bonus = self.kind(card).bonus
             if bonus is Bonus.SWARM:
-                yield from (Hunt(card, t) for t in free)
+                yield from (Hunt(card, t) for t in free if not self.kind(t).is_plant)
             elif own_token and bonus is Bonus.HUNTSMAN:
                 yield from (Hunt(card, t) for t in forest)
             elif own_token:
@@ -365,7 +374,6 @@ class FoodChainState:
                 self.hands[p].remove(action.card)
                 self.discard.append(action.card)
                 self._draw(p)
-        self.passes = self.passes + 1 if isinstance(action, Pass) and not self.deck else 0
         self.turn = (self.turn + 1) % len(self.players)
         if self.over:
             self._clear_forest()
@@ -408,9 +416,9 @@ class FoodChainState:
 
     def _eat(self, p: str, predator: str) -> None:
         food = self.on[predator]
-        for rival in self.predators_on(food):
-            if rival != predator:
-                self._remove(rival)  # F5
+        for other in self.predators_on(food):
+            if other != predator:  # F5: rivals, and a card with nothing left to sit on
+                self._remove(other)
         self.food[p].append(food)
         below = self.on.pop(food, None)
         if below is not None:
@@ -525,7 +533,6 @@ class FoodChainState:
             "food": {p: list(f) for p, f in self.food.items()},
             "tokens": {p: {c: n for c, n in self.supply[p].items() if n} for p in self.players},
             "forest": [self._node(root, kids) for root in self.chains],
-            "passes": self.passes,
         }
 
 

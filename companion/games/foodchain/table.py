@@ -10,8 +10,9 @@ cards each hand and the deck hold) is therefore always exact, and at the end the
 needs no sheet.
 
 Hands are secret, so two things are said by the players: the name of each card turned
-up to start a food chain, and ``end`` when nobody can do anything but pass (F11; a full
-round of passes ends the game by itself).
+up to start a food chain, and ``end`` when nobody can do anything but pass (F11). The
+helper refuses ``end`` while the forest shows a move someone could still make (an eat, a
+back off), naming it; what the hands could still hunt or switch, only the players know.
 """
 
 from __future__ import annotations
@@ -59,14 +60,28 @@ class FoodChainTable(FoodChainState):
 
     @property
     def over(self) -> bool:
-        """F11 as the table can tell: the players said so (``end``), a full round of
-        passes with the deck empty, or nothing left anywhere but empty hands."""
+        """F11 as the table can tell: the players said so (``end``, refused while the forest
+        shows a move), or the deck, the forest's predators and every hand are all gone."""
         if self.ended:
             return True
-        if self.deck:
-            return False
-        nothing = not self.on and not any(self.hands.values())
-        return self.passes >= len(self.players) or nothing
+        return not self.deck and not self.on and not any(self.hands.values())
+
+    def visible_move(self) -> str | None:
+        """F11: a move the forest shows someone could still make (an eat first, then a
+        back off), in words; None when only the hidden hands could still act."""
+        order = [
+            self.players[(self.turn + i) % len(self.players)] for i in range(len(self.players))
+        ]
+        free = [c for c in self.on if self.is_free(c)]
+        for p in order:
+            for card in free:
+                if self.token[card] == p and self._why_not_eat(p, card) is None:
+                    return f"{p}'s {self.label(card)} can still eat {self.label(self.on[card])}"
+        for p in order:
+            for card in free:
+                if self.token[card] == p:
+                    return f"{p} can still back off {self.label(card)}"
+        return None
 
     def _hidden_places(self) -> list[tuple[list[str], int]]:
         """Every hidden card's place: (the list it is in, its index)."""
@@ -189,6 +204,9 @@ class FoodChainTable(FoodChainState):
             raise RuleError(f"the deck still has {len(self.deck)} card(s): the game goes on")
         if self.over:
             raise RuleError("the game is already over")
+        move = self.visible_move()
+        if move is not None:
+            raise RuleError(f"the game goes on (F11): {move}")
         self.ended = True
         self._clear_forest()
 
@@ -212,8 +230,9 @@ class FoodChainTable(FoodChainState):
             lines += [h for h in hunts if h]
             if self._available(Bonus.HUNTSMAN):
                 lines.append("hunt any card with the huntsman")
-        if hand and self._available(Bonus.SWARM) and free:
-            lines.append(f"chase with the swarm: {', '.join(self.label(c) for c in free)}")
+        chased = [c for c in free if not self.kind(c).is_plant]  # F7: never a plant
+        if hand and self._available(Bonus.SWARM) and chased:
+            lines.append(f"chase with the swarm: {', '.join(self.label(c) for c in chased)}")
         for card in mine if hand else []:
             names = self._switches(card)
             if names:
