@@ -7,6 +7,7 @@ deadlines matter, so rounds are played without sleeping.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import replace
@@ -385,7 +386,13 @@ def test_a_journal_that_cannot_be_created_is_one_line_and_exit_2(
         ),
         encoding="utf-8",
     )
-    assert main(["referee", "--config", str(path), "--pin-factory", "mock", "--new"]) == 2
+    try:
+        assert main(["referee", "--config", str(path), "--pin-factory", "mock", "--new"]) == 2
+    finally:  # the command set up its log file (in a folder that cannot be): not for later tests
+        root = logging.getLogger()
+        for handler in [h for h in root.handlers if getattr(h, "companion_table", False)]:
+            root.removeHandler(handler)
+            handler.close()
     (line,) = capsys.readouterr().err.splitlines()
     assert "taken" in line
 
