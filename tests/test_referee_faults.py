@@ -287,6 +287,39 @@ def test_the_gc_is_kept_out_of_a_round_when_the_program_opts_in(tmp_path: Path) 
     assert gc.isenabled()
 
 
+def test_a_daemon_leaves_the_process_gc_alone_unless_asked() -> None:
+    """Issue 23: a library turned the whole process's collector off while a round was open,
+    and close() turned on a collector its caller had turned off."""
+    clock = ManualClock()
+    d = RefereeDaemon(referee(), clock)
+    assert gc.isenabled()
+    d.put(RevealStamp(clock.now_ns(), "button"))
+    d.pump()
+    assert gc.isenabled()  # a round is open: the caller's collector is untouched
+    gc.disable()
+    try:
+        d.close()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_an_opted_in_pause_puts_back_the_callers_own_gc_setting() -> None:
+    clock = ManualClock()
+    d = RefereeDaemon(referee(), clock)
+    d.pause_gc = True
+    gc.disable()  # the caller's choice, before the table
+    try:
+        daemon_round(d, clock)
+        assert d.referee.rounds_played == 1 and not gc.isenabled()
+        d.put(StartRound())
+        d.pump()
+        d.close()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_the_loop_says_which_scheduling_it_got(monkeypatch: pytest.MonkeyPatch) -> None:
     got: list[str] = []
     probe = threading.Thread(target=lambda: got.append(ask_for_realtime()))
