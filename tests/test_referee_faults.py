@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import signal
 import threading
 import time
 from pathlib import Path
@@ -29,6 +30,7 @@ US = 1_000
 MS = 1_000_000
 KERNEL = SourceInfo("gpio", TimingClass.KERNEL_EDGE, 20)
 # bob's seal may chomp ann's plankton; cat's shark may chomp bob's seal.
+PINS = {"ann": 17, "bob": 27, "cat": 22}
 CARDS: dict[str, tuple[Card, ...]] = {
     "ann": (Card.PLANKTON,),
     "bob": (Card.SEAL,),
@@ -318,6 +320,38 @@ def test_an_opted_in_pause_puts_back_the_callers_own_gc_setting() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_referee_command_owns_its_process_and_opts_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Since the pause is opt-in, the command that runs the table at a real table must still
+    ask for it (and for real-time scheduling), or its verdicts lose their timing."""
+    from companion.cli import main
+    from companion.tables.chomp import screen
+
+    asked: list[tuple[bool, bool]] = []
+
+    def serve(view: screen.TableView, title: str) -> None:  # the table, closed at once
+        asked.append((view.daemon.pause_gc, view.daemon.want_realtime))
+
+    monkeypatch.setattr(screen, "serve", serve)
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[referee]\njournal = "{tmp_path / "game.jsonl"}"\n'
+        + "".join(f'[[players]]\nname = "{n}"\nbutton = {b}\n' for n, b in PINS.items()),
+        encoding="utf-8",
+    )
+    usr1 = signal.getsignal(signal.SIGUSR1)
+    try:
+        assert main(["referee", "--config", str(config), "--pin-factory", "mock", "--new"]) == 0
+    finally:  # the command's process-wide set-up, not for later tests
+        signal.signal(signal.SIGUSR1, usr1)
+        root = logging.getLogger()
+        for handler in [h for h in root.handlers if getattr(h, "companion_table", False)]:
+            root.removeHandler(handler)
+            handler.close()
+    assert asked == [(True, True)]
 
 
 def test_the_loop_says_which_scheduling_it_got(monkeypatch: pytest.MonkeyPatch) -> None:
