@@ -25,11 +25,21 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "LedKind": ("companion.devices.wiring", "LedKind"),
     "BuzzerConfig": ("companion.devices.wiring", "BuzzerConfig"),
     "ChompSession": ("companion.tables.chomp.session", "ChompSession"),
+    "TablePin": ("companion.tables.chomp.session", "TablePin"),
     "open_chomp_session": ("companion.tables.chomp.session", "open_chomp_session"),
+    # its referee's loop: the inputs it takes, what it says back
+    "RefereeDaemon": ("companion.referee.daemon", "RefereeDaemon"),
     "StartRound": ("companion.referee.daemon", "StartRound"),
     "Cards": ("companion.referee.daemon", "Cards"),
+    "Shutdown": ("companion.referee.daemon", "Shutdown"),
     "RefereeStatus": ("companion.referee.daemon", "RefereeStatus"),
+    "RefereeStep": ("companion.referee.core", "RefereeStep"),
+    "Phase": ("companion.referee.core", "Phase"),
     "RevealStamp": ("companion.signals", "RevealStamp"),
+    "RevealBy": ("companion.signals", "RevealBy"),
+    "TimingClass": ("companion.signals", "TimingClass"),
+    "Cue": ("companion.signals", "Cue"),
+    "Signal": ("companion.signals", "Signal"),
     # the journal, and a dispute settled from it
     "read_journal": ("companion.referee.journal", "read_journal"),
     "audit": ("companion.referee.audit", "audit"),
@@ -54,25 +64,34 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "BuzzerConfig",
     "Card",
     "Cards",
-    "BuzzerConfig",
     "ChompConfig",
     "ChompSession",
     "CompanionError",
     "ConfigError",
+    "Cue",
     "HardwareError",
     "InputError",
     "LedConfig",
     "LedKind",
     "Mode",
+    "Phase",
     "PlayerConfig",
+    "RefereeDaemon",
     "RefereeStatus",
+    "RefereeStep",
+    "RevealBy",
     "RevealStamp",
     "RoundResult",
     "RuleError",
+    "Shutdown",
+    "Signal",
     "Slap",
     "StartRound",
+    "TablePin",
+    "TimingClass",
     "TwoPlayerEnd",
     "Verdict",
     "audit",
@@ -107,12 +126,19 @@ if TYPE_CHECKING:
     from companion.games.dino import score as score_land
     from companion.games.dino.formats import land_from_dict
     from companion.referee.audit import audit
-    from companion.referee.daemon import Cards, RefereeStatus, StartRound
+    from companion.referee.core import Phase, RefereeStep
+    from companion.referee.daemon import (
+        Cards,
+        RefereeDaemon,
+        RefereeStatus,
+        Shutdown,
+        StartRound,
+    )
     from companion.referee.journal import read_journal
-    from companion.signals import RevealStamp
+    from companion.signals import Cue, RevealBy, RevealStamp, Signal, TimingClass
     from companion.tables.chomp.config import ChompConfig, PlayerConfig
     from companion.tables.chomp.config import load_config as load_chomp_config
-    from companion.tables.chomp.session import ChompSession, open_chomp_session
+    from companion.tables.chomp.session import ChompSession, TablePin, open_chomp_session
 
 
 def __getattr__(name: str) -> Any:

@@ -61,12 +61,45 @@ class ButtonEdge:
     seq: int  # per-source sequence number, to spot gaps and duplicates
 
 
-@dataclass(frozen=True, slots=True)
+class RevealBy(StrEnum):
+    """What turns the cards over: a table's ``referee.reveal`` setting, and the journal's
+    ``how`` of each reveal (the same text as before this was an enum)."""
+
+    COUNTDOWN = "countdown"  # beeps, then the reveal instant at the long beep
+    BUTTON = "button"  # a dedicated reveal button's edge is the reveal instant
+    KEY = "key"  # a key at the screen (Space, or "reveal" in the line mode; the demo)
+    PROGRAM = "program"  # a caller's own code stamped it: a test rig, a benchmark (docs/api.md)
+
+    @classmethod
+    def parse(cls, text: str, where: str = "reveal.how") -> RevealBy:
+        """The member named by ``text``; an older journal's "bench" or "test" (written by
+        the benchmarks and tests before this was an enum) reads as PROGRAM. ValueError
+        naming the ways otherwise (a reader says where: the journal names its line)."""
+        try:
+            return cls(LEGACY_REVEAL_BY.get(text, text))
+        except ValueError:
+            known = ", ".join(m.value for m in cls)
+            raise ValueError(f"{where}: {text!r} is not a way to reveal ({known})") from None
+
+
+LEGACY_REVEAL_BY = {"bench": "program", "test": "program"}
+TABLE_REVEALS = (RevealBy.COUNTDOWN, RevealBy.BUTTON, RevealBy.KEY)  # a config's choices
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class RevealStamp:
-    """The instant the cards were turned over: the end of the countdown, or a button."""
+    """The instant the cards were turned over: the end of the countdown, or a button.
+
+    ``how`` may be given as its text ("button"); it is checked here, where it enters, so
+    an unknown way is a ValueError and never a journal line.
+    """
 
     stamp_ns: int
-    how: str  # "countdown", "button", "key"
+    how: RevealBy
+
+    def __init__(self, stamp_ns: int, how: RevealBy | str) -> None:
+        object.__setattr__(self, "stamp_ns", stamp_ns)
+        object.__setattr__(self, "how", how if isinstance(how, RevealBy) else RevealBy.parse(how))
 
 
 class Signal(StrEnum):

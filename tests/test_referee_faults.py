@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import signal
 import threading
 import time
 from pathlib import Path
@@ -29,6 +30,7 @@ US = 1_000
 MS = 1_000_000
 KERNEL = SourceInfo("gpio", TimingClass.KERNEL_EDGE, 20)
 # bob's seal may chomp ann's plankton; cat's shark may chomp bob's seal.
+PINS = {"ann": 17, "bob": 27, "cat": 22}
 CARDS: dict[str, tuple[Card, ...]] = {
     "ann": (Card.PLANKTON,),
     "bob": (Card.SEAL,),
@@ -267,9 +269,10 @@ def test_the_loop_wakes_at_the_decision_deadline_with_no_input(
     assert (at[0] - due) / MS < 2000, "the verdict waited for the idle wake"
 
 
-def test_the_gc_is_kept_out_of_a_round(tmp_path: Path) -> None:
+def test_the_gc_is_kept_out_of_a_round_when_the_program_opts_in(tmp_path: Path) -> None:
     clock = ManualClock()
     d = RefereeDaemon(referee(), clock)
+    d.pause_gc = True  # as companion referee and its benchmark do
     assert gc.isenabled()
     d.put(RevealStamp(clock.now_ns(), "button"))
     d.pump()
@@ -284,6 +287,71 @@ def test_the_gc_is_kept_out_of_a_round(tmp_path: Path) -> None:
     assert not gc.isenabled()
     d.close()
     assert gc.isenabled()
+
+
+def test_a_daemon_leaves_the_process_gc_alone_unless_asked() -> None:
+    """Issue 23: a library turned the whole process's collector off while a round was open,
+    and close() turned on a collector its caller had turned off."""
+    clock = ManualClock()
+    d = RefereeDaemon(referee(), clock)
+    assert gc.isenabled()
+    d.put(RevealStamp(clock.now_ns(), "button"))
+    d.pump()
+    assert gc.isenabled()  # a round is open: the caller's collector is untouched
+    gc.disable()
+    try:
+        d.close()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_an_opted_in_pause_puts_back_the_callers_own_gc_setting() -> None:
+    clock = ManualClock()
+    d = RefereeDaemon(referee(), clock)
+    d.pause_gc = True
+    gc.disable()  # the caller's choice, before the table
+    try:
+        daemon_round(d, clock)
+        assert d.referee.rounds_played == 1 and not gc.isenabled()
+        d.put(StartRound())
+        d.pump()
+        d.close()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_referee_command_owns_its_process_and_opts_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Since the pause is opt-in, the command that runs the table at a real table must still
+    ask for it (and for real-time scheduling), or its verdicts lose their timing."""
+    from companion.cli import main
+    from companion.tables.chomp import screen
+
+    asked: list[tuple[bool, bool]] = []
+
+    def serve(view: screen.TableView, title: str) -> None:  # the table, closed at once
+        asked.append((view.daemon.pause_gc, view.daemon.want_realtime))
+
+    monkeypatch.setattr(screen, "serve", serve)
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[referee]\njournal = "{tmp_path / "game.jsonl"}"\n'
+        + "".join(f'[[players]]\nname = "{n}"\nbutton = {b}\n' for n, b in PINS.items()),
+        encoding="utf-8",
+    )
+    usr1 = signal.getsignal(signal.SIGUSR1)
+    try:
+        assert main(["referee", "--config", str(config), "--pin-factory", "mock", "--new"]) == 0
+    finally:  # the command's process-wide set-up, not for later tests
+        signal.signal(signal.SIGUSR1, usr1)
+        root = logging.getLogger()
+        for handler in [h for h in root.handlers if getattr(h, "companion_table", False)]:
+            root.removeHandler(handler)
+            handler.close()
+    assert asked == [(True, True)]
 
 
 def test_the_loop_says_which_scheduling_it_got(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ deadlines matter, so rounds are played without sleeping.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import replace
@@ -22,7 +23,7 @@ from companion.errors import ConfigError
 from companion.games.chomp import Card, Hand, Mode, TwoPlayerEnd
 from companion.referee.clock import ManualClock
 from companion.referee.core import Phase
-from companion.referee.daemon import Cards, StartRound
+from companion.referee.daemon import Cards, Shutdown, StartRound
 from companion.referee.journal import abandon_entry, read_journal
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, TimingClass
 from companion.tables.chomp.config import ChompConfig
@@ -316,6 +317,64 @@ def test_close_releases_every_pin_and_the_journal(
     opener(table_config, resume=True).close()
 
 
+def test_a_session_opened_with_with_is_closed_however_the_block_ends(
+    table_config: ChompConfig,
+) -> None:
+    """Issue 23: ChompSession was no context manager, though it holds pins and a locked
+    journal; a caller's ``with`` failed (AttributeError: __enter__)."""
+    before = output_threads()
+    with open_chomp_session(table_config, pin_factory="mock") as session:
+        factory = session.factory.factory
+        assert factory.pins and output_threads() == before + 1
+    assert not factory.pins and session.journal.closed and output_threads() == before
+    with (
+        pytest.raises(KeyError),
+        open_chomp_session(table_config, resume=True, pin_factory="mock") as again,
+    ):
+        raise KeyError("the caller's own bug")
+    assert again.journal.closed and not again.factory.factory.pins
+    with open_chomp_session(table_config, resume=True, pin_factory="mock"):
+        pass  # the journal's lock and the pins were released: it opens again
+
+
+def test_close_stops_and_waits_for_a_loop_the_caller_runs_on_its_own_thread(
+    table_config: ChompConfig,
+) -> None:
+    """Issue 23: close() joined only a thread made by start(); a loop the caller ran with
+    ``daemon.run()`` (as docs/api.md said to) was still inside a round's hook when close()
+    returned and the devices and journal were closed under it."""
+    busy = threading.Event()
+
+    def slow_hook(step: object) -> None:
+        busy.set()
+        time.sleep(0.3)  # the loop is busy here when close() is called
+
+    with open_chomp_session(table_config, pin_factory="mock") as session:
+        session.daemon.on_step = slow_hook
+        loop = threading.Thread(target=session.daemon.run, daemon=True)
+        loop.start()
+        session.daemon.put(StartRound())
+        assert busy.wait(5)
+    assert not loop.is_alive()
+    journal = table_config.journal.read_bytes()
+    session.daemon.handle(StartRound(), time.monotonic_ns())  # after close: ignored
+    assert table_config.journal.read_bytes() == journal
+
+
+def test_a_shutdown_ends_the_callers_loop_and_its_future_is_done(
+    table_config: ChompConfig, opener: Opener
+) -> None:
+    session = opener(table_config)
+    loop = threading.Thread(target=session.daemon.run, daemon=True)
+    loop.start()
+    started = session.daemon.put(StartRound())
+    stopped = session.daemon.put(Shutdown())
+    assert stopped.result(timeout=5).journal == []
+    loop.join(5)
+    assert not loop.is_alive() and started.done()
+    assert [e["type"] for e in started.result().journal] == ["round"]
+
+
 def test_a_failure_while_opening_leaves_no_pin_or_thread_behind(
     table_config: ChompConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -385,7 +444,13 @@ def test_a_journal_that_cannot_be_created_is_one_line_and_exit_2(
         ),
         encoding="utf-8",
     )
-    assert main(["referee", "--config", str(path), "--pin-factory", "mock", "--new"]) == 2
+    try:
+        assert main(["referee", "--config", str(path), "--pin-factory", "mock", "--new"]) == 2
+    finally:  # the command set up its log file (in a folder that cannot be): not for later tests
+        root = logging.getLogger()
+        for handler in [h for h in root.handlers if getattr(h, "companion_table", False)]:
+            root.removeHandler(handler)
+            handler.close()
     (line,) = capsys.readouterr().err.splitlines()
     assert "taken" in line
 

@@ -53,7 +53,7 @@ from companion.referee.journal import (
     source_entry,
 )
 from companion.referee.tie_window import effective_tie_window_us
-from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo
+from companion.signals import ButtonEdge, Cue, RevealBy, RevealStamp, Signal, SourceInfo
 
 ALREADY_DUE = -(2**63)  # a deadline that has passed on any clock
 RECENT_SLACK_NS = 1_000_000_000  # a reveal stamp may reach the referee this late
@@ -266,7 +266,7 @@ class Referee:
         step.extend(self._reveal_now(reveal.stamp_ns, reveal.how))
         return step
 
-    def _reveal_now(self, stamp_ns: int, how: str) -> RefereeStep:
+    def _reveal_now(self, stamp_ns: int, how: RevealBy) -> RefereeStep:
         assert self.round is not None
         self._go(Event.REVEAL)
         self.round.reveal_ns = stamp_ns
@@ -431,7 +431,7 @@ class Referee:
                 rnd.next_beep_ns += self.timing.countdown_interval_ns
             else:
                 # The reveal instant is when the reveal cue is given, not when it was due.
-                step.extend(self._reveal_now(now_ns, "countdown"))
+                step.extend(self._reveal_now(now_ns, RevealBy.COUNTDOWN))
         due = self._decision_due_ns()
         if due is not None and now_ns >= due:
             step.extend(self._decide())
@@ -521,7 +521,7 @@ class Referee:
         rnd.presses = past.presses()
         if past.cards is not None:
             rnd.cards = {p: tuple(CARD_NAMES[c] for c in h) for p, h in past.cards.items()}
-        if past.reveal_ns is None or past.reveal_how == "countdown":
+        if past.reveal_ns is None or past.reveal_how is RevealBy.COUNTDOWN:
             self._go(Event.START)
         if past.reveal_ns is not None:
             self._go(Event.REVEAL)

@@ -11,21 +11,21 @@ logged and the loop goes on (docs/reliability.md).
 
 from __future__ import annotations
 
-import gc
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, fields
 from typing import Any
 
-from companion.errors import CompanionError, WriteError
+from companion.errors import CompanionError, RuleError, WriteError
 from companion.games.chomp import Hand, RoundResult
 from companion.referee.clock import Clock
 from companion.referee.core import Phase, Referee, RefereeStep
 from companion.referee.journal import JournalWriter
-from companion.referee.realtime import ask_for_realtime, keep_gc_out_of_rounds, report_hook_error
+from companion.referee.realtime import GcPause, ask_for_realtime, report_hook_error
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,8 @@ class StartRound:
 
 @dataclass(frozen=True, slots=True)
 class Cards:
+    """The open round's cards, a hand per player still in the game."""
+
     cards: dict[str, Hand]
 
 
@@ -74,6 +76,10 @@ class RefereeStatus:
 
 
 class RefereeDaemon:
+    """The referee's loop: inputs through :meth:`put`, decisions on the clock, results
+    through the hooks (docs/api.md). Served by :meth:`pump` (one thread), or by
+    :meth:`run` on a thread of its own (:meth:`start` makes one); :meth:`close` stops it."""
+
     def __init__(
         self,
         referee: Referee,
@@ -100,23 +106,74 @@ class RefereeDaemon:
         self.thread: threading.Thread | None = None
         self.want_realtime = False  # ask for SCHED_FIFO when the loop starts (the table)
         self.scheduling = ""  # what the loop thread got, said when it starts
+        # Opt-in, for a program that owns its process (companion referee): no garbage
+        # collection while a round is open (the collector is process-wide).
+        self.pause_gc = False
+        self.gc_pause = GcPause()
+        self._loops: set[threading.Thread] = set()  # the threads in run() now
+        self._loops_changed = threading.Condition()
+        # Futures of inputs given through put(), by the input's identity, until handled.
+        self._waiting: dict[int, tuple[Input, list[Future[RefereeStep]]]] = {}
+        self._waiting_lock = threading.Lock()
 
     # ---------------------------------------------------------------- feeders (any thread)
 
-    def put(self, item: Input) -> None:
-        """Queue an input; after :meth:`close` or a failed write it is ignored."""
-        if not self.closed.is_set() and self.failure is None:
-            self.inbox.put(item)
+    def put(self, item: Input) -> Future[RefereeStep]:
+        """Queue an input; the future is done once the loop has handled it.
+
+        Its result is the step the input made. An input the referee refuses (cards with no
+        round open, a hand of the wrong size, a round after the game is over) raises that
+        :class:`CompanionError` from ``result()``; the table shows it as a line too. After
+        :meth:`close` or a failed journal write the input is ignored, and says so.
+        """
+        future: Future[RefereeStep] = Future()
+        with self._waiting_lock:
+            refusal = self._refusal()
+            if refusal is None:
+                _, futures = self._waiting.setdefault(id(item), (item, []))
+                futures.append(future)
+                self.inbox.put(item)
+        if refusal is not None:
+            future.set_exception(refusal)
+        return future
 
     def edge(self, edge: ButtonEdge) -> None:
-        self.put(edge)
+        """A press source's callback: queued, nothing to wait for."""
+        if self._refusal() is None:
+            self.inbox.put(edge)
+
+    def _refusal(self) -> CompanionError | None:
+        if self.failure is not None:
+            return self.failure
+        if self.closed.is_set():
+            return RuleError("the referee is closed: the input was ignored")
+        return None
+
+    def _claim(self, item: Input) -> Future[RefereeStep] | None:
+        """The future of an input given through put(), taken as the loop handles it."""
+        if not self._waiting:
+            return None
+        with self._waiting_lock:
+            held = self._waiting.get(id(item))
+            if held is None or held[0] is not item:
+                return None
+            future = held[1].pop(0)
+            if not held[1]:
+                del self._waiting[id(item)]
+        return future if future.set_running_or_notify_cancel() else None
 
     # ---------------------------------------------------------------- the loop ----------
 
-    def handle(self, item: Input, now_ns: int) -> RefereeStep:
-        """Apply one input to the referee (loop thread only)."""
-        if self.failure is not None or self.closed.is_set():
+    def handle(
+        self, item: Input, now_ns: int, future: Future[RefereeStep] | None = None
+    ) -> RefereeStep:
+        """Apply one input to the referee (loop thread only); settle its future."""
+        refusal = self._refusal()
+        if refusal is not None:
+            if future is not None:
+                future.set_exception(refusal)
             return RefereeStep()
+        refused: CompanionError | None = None
         ref = self.referee
         with self.lock:
             try:
@@ -132,7 +189,14 @@ class RefereeDaemon:
                     step = RefereeStep()
             except CompanionError as exc:  # a refused input is a message, never a crash
                 step = RefereeStep(messages=[str(exc)])
+                refused = exc
         self._act(step)
+        if future is not None:
+            failed = refused or self.failure
+            if failed is not None:
+                future.set_exception(failed)
+            else:
+                future.set_result(step)
         return step
 
     def tick(self, now_ns: int) -> RefereeStep:
@@ -152,7 +216,8 @@ class RefereeDaemon:
             except WriteError as exc:
                 self._fail(exc)
                 return
-        keep_gc_out_of_rounds(step)
+        if self.pause_gc:
+            self.gc_pause.follow(step)
         if step.cues and self.render is not None:
             self._hook("render", self.render, step.cues)
         if step.result is not None and self.journal is not None:
@@ -198,8 +263,11 @@ class RefereeDaemon:
                 item = self.inbox.get_nowait()
             except queue.Empty:
                 break
-            if not isinstance(item, Shutdown):
-                self.handle(item, self.clock.now_ns())
+            future = self._claim(item)
+            if isinstance(item, Shutdown):
+                _settle(future)
+            else:
+                self.handle(item, self.clock.now_ns(), future)
         self.tick(self.clock.now_ns())
 
     def run(self, stop: threading.Event | None = None) -> None:
@@ -211,6 +279,17 @@ class RefereeDaemon:
         up to a millisecond late, so it waits until just before a deadline and spins the
         last stretch: the verdict leaves on time.
         """
+        me = threading.current_thread()
+        with self._loops_changed:
+            self._loops.add(me)
+        try:
+            self._serve(stop)
+        finally:
+            with self._loops_changed:
+                self._loops.discard(me)
+                self._loops_changed.notify_all()
+
+    def _serve(self, stop: threading.Event | None) -> None:
         if self.want_realtime:
             self.scheduling = ask_for_realtime()
             self._hook("notify", self.notify, self.scheduling)
@@ -229,9 +308,11 @@ class RefereeDaemon:
                     self._spin_until(deadline)
                 self.tick(self.clock.now_ns())
                 continue
+            future = self._claim(item)
             if isinstance(item, Shutdown):
+                _settle(future)
                 break
-            self.handle(item, self.clock.now_ns())
+            self.handle(item, self.clock.now_ns(), future)
             self.tick(self.clock.now_ns())
 
     def _spin_until(self, deadline: int) -> None:
@@ -246,12 +327,32 @@ class RefereeDaemon:
         return self.thread
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop the loop (whoever started it) and ignore every input from now on."""
+        """Stop the loop and ignore every input from now on. A loop served by :meth:`run`
+        on another thread (made by :meth:`start` or by the caller) is waited for, up to
+        ``timeout`` seconds, so nothing is journalled once this returns; an input still
+        queued is dropped, its future saying so. Safe to call twice."""
         self.closed.set()
-        self.inbox.put(Shutdown())
-        if self.thread is not None and self.thread is not threading.current_thread():
-            self.thread.join(timeout)
-        gc.enable()
+        me = threading.current_thread()
+        with self._loops_changed:
+            for _ in range(len(self._loops) + 1):
+                self.inbox.put(Shutdown())  # one each, so every loop wakes now
+            self._loops_changed.wait_for(lambda: not self._loops - {me}, timeout)
+        if self.thread is not None and self.thread is not me:
+            self.thread.join(timeout)  # made by start(), maybe not yet in run()
+        self.gc_pause.release()
+        with self._waiting_lock:
+            waiting, self._waiting = self._waiting, {}
+        dropped = RuleError("the referee was closed before this input was handled")
+        for _, futures in waiting.values():
+            for future in futures:
+                if future.set_running_or_notify_cancel():
+                    future.set_exception(dropped)
+
+    def __enter__(self) -> RefereeDaemon:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def status(self) -> RefereeStatus:
         """A snapshot for screens, taken under the lock."""
@@ -272,3 +373,9 @@ class RefereeDaemon:
                 winner=ref.game.winner,
                 cards={p: [str(c) for c in hand] for p, hand in shown.items()},
             )
+
+
+def _settle(future: Future[RefereeStep] | None) -> None:
+    """A Shutdown's future: done when the loop reaches it."""
+    if future is not None:
+        future.set_result(RefereeStep())

@@ -22,7 +22,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 from companion.errors import InputError, WriteError
 from companion.files import LockedFile, lock_exclusive, read_bytes
 from companion.games.chomp import CARD_NAMES, END_NAMES, MODE_NAMES
-from companion.signals import SourceInfo
+from companion.signals import LEGACY_REVEAL_BY, RevealBy, SourceInfo
 
 # -- the entries, one declared shape per kind ----------------------------------------------
 
@@ -65,7 +65,7 @@ class RevealEntry(TypedDict):
     type: Literal["reveal"]
     n: int
     stamp_ns: int
-    how: str  # "countdown", "button", "key"
+    how: str  # a RevealBy's text: "countdown", "button", "key", "program"
 
 
 class EdgeEntry(TypedDict):
@@ -143,8 +143,8 @@ def round_entry(n: int, mode: str, opened_ns: int) -> RoundEntry:
     return RoundEntry(type="round", n=n, mode=mode, opened_ns=opened_ns)
 
 
-def reveal_entry(n: int, stamp_ns: int, how: str) -> RevealEntry:
-    return RevealEntry(type="reveal", n=n, stamp_ns=stamp_ns, how=how)
+def reveal_entry(n: int, stamp_ns: int, how: RevealBy) -> RevealEntry:
+    return RevealEntry(type="reveal", n=n, stamp_ns=stamp_ns, how=str(how))
 
 
 def edge_entry(
@@ -196,6 +196,14 @@ def _number(value: object) -> bool:
 
 def _text(value: object) -> bool:
     return isinstance(value, str)
+
+
+def _how(value: object) -> bool:
+    """A RevealBy's text, or an older name read as one (RevealBy.parse)."""
+    return isinstance(value, str) and (value in REVEAL_BY_NAMES or value in LEGACY_REVEAL_BY)
+
+
+REVEAL_BY_NAMES = tuple(m.value for m in RevealBy)
 
 
 def _flag(value: object) -> bool:
@@ -268,7 +276,7 @@ ENTRY_KEYS: dict[str, dict[str, tuple[Check, str]]] = {
     "round": {"n": (_round_number, "a round number"), "mode": (_mode, "a mode"),
               "opened_ns": (_integer, "a whole number")},
     "reveal": {"n": (_round_number, "a round number"), "stamp_ns": (_integer, "a whole number"),
-               "how": (_text, "text")},
+               "how": (_how, "a way to reveal (" + ", ".join(REVEAL_BY_NAMES) + ")")},
     "edge": {
         "n": (lambda v: v is None or _round_number(v), "a round number or null"),
         "player": (_text, "text"),
@@ -582,7 +590,7 @@ class JournalRound:
     window_us: int  # the effective tie window in force for this round
     opened_ns: int
     reveal_ns: int | None = None
-    reveal_how: str | None = None  # "countdown", "button", "key"
+    reveal_how: RevealBy | None = None
     edges: list[EdgeEntry] | None = None
     cards: dict[str, list[str]] | None = None
     verdict: dict[str, Any] | None = None
@@ -615,7 +623,7 @@ def _add(rnd: JournalRound, entry: JournalEntry) -> None:
     """One entry of a known round into its round."""
     if entry["type"] == "reveal":
         rnd.reveal_ns = entry["stamp_ns"]
-        rnd.reveal_how = entry["how"]
+        rnd.reveal_how = RevealBy.parse(entry["how"])
     elif entry["type"] == "edge":
         assert rnd.edges is not None
         rnd.edges.append(entry)

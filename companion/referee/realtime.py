@@ -35,14 +35,39 @@ def ask_for_realtime(priority: int = FIFO_PRIORITY) -> str:
     return f"real-time scheduling: SCHED_FIFO priority {priority}"
 
 
-def keep_gc_out_of_rounds(step: Any) -> None:
-    """No collection while a round is open (it would stall a decision by milliseconds):
-    off when a round opens, on again (collecting then) when it is decided or abandoned."""
-    kinds = {entry["type"] for entry in _entries(step)}
-    if kinds & {"verdict", "abandon"}:
-        gc.enable()
-    elif kinds & {"round", "reveal"}:
-        gc.disable()
+class GcPause:
+    """No garbage collection while a round is open (a collection stalls a decision by
+    milliseconds): off when a round opens, back as it was (collecting then) when it is
+    decided or abandoned, or when the loop is closed.
+
+    The collector is the whole process's, so only a program that owns its process uses
+    this (``companion referee`` and its benchmark opt in with ``RefereeDaemon.pause_gc``);
+    a caller's own setting is what is put back, never simply "on".
+    """
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.was_enabled = True
+
+    def follow(self, step: Any) -> None:
+        """Pause or resume from what the step journalled."""
+        kinds = {entry["type"] for entry in _entries(step)}
+        if kinds & {"verdict", "abandon"}:
+            self.release()
+        elif kinds & {"round", "reveal"}:
+            self.hold()
+
+    def hold(self) -> None:
+        if not self.holding:
+            self.was_enabled = gc.isenabled()
+            gc.disable()
+            self.holding = True
+
+    def release(self) -> None:
+        if self.holding:
+            self.holding = False
+            if self.was_enabled:
+                gc.enable()
 
 
 def _entries(step: Any) -> Iterable[Mapping[str, Any]]:

@@ -24,7 +24,7 @@ ENTER_KEYS = ("\n", "\r", "KEY_ENTER")
 
 Frame = Callable[[Any], None]  # draws one frame on a curses window
 KeyHandler = Callable[[str], bool]  # a key's name; False ends the loop
-LineCommand = Callable[[list[str]], None]  # the words after the command
+LineCommand = Callable[[list[str]], object]  # the words after the command; returns unused
 
 
 def prepare(screen: Any, poll_ms: int, cursor: bool = False) -> None:

@@ -84,7 +84,8 @@ def run_referee(options: RefereeOptions) -> int:
         config, resume=options.resume, new=options.new, pin_factory=options.pin_factory
     )
     stop_web = None
-    session.daemon.want_realtime = True
+    session.daemon.want_realtime = True  # the referee owns its process:
+    session.daemon.pause_gc = True  # no garbage collection inside a round
     stop_on_failure(session.daemon)
     try:
         stop_web = _serve_web(web, session)

@@ -121,7 +121,8 @@ def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
 
     daemon = session.daemon
     daemon.on_result = on_result
-    daemon.want_realtime = True  # as at the table: SCHED_FIFO where permitted
+    daemon.want_realtime = True  # as at the table: SCHED_FIFO where permitted,
+    daemon.pause_gc = True  # and no garbage collection inside a round
     daemon.notify = lambda message: None
     worker = threading.Thread(target=daemon.run, name="referee", daemon=True)
     worker.start()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from pathlib import Path
 
 from companion import data
@@ -32,13 +31,9 @@ from companion.games.chomp import (
     TwoPlayerEnd,
     player_range,
 )
+from companion.signals import TABLE_REVEALS
+from companion.signals import RevealBy as RevealBy  # the field's type, named here as before
 from companion.tables.settings import SETTINGS_KEYS, TableSettings, settings_from
-
-
-class RevealBy(StrEnum):
-    COUNTDOWN = "countdown"  # beeps, then the reveal instant
-    BUTTON = "button"  # a dedicated reveal button's edge is the reveal instant
-    KEY = "key"  # a key at the table (the demo)
 
 
 @dataclass(frozen=True)
@@ -252,9 +247,8 @@ def config_from_dict(raw_value: object) -> ChompConfig:
     if "reveal_button" in raw:
         rb = data.obj(raw["reveal_button"], "reveal_button", required=("pin",))
         reveal_button = claims.claim(parse_pin(rb["pin"], "reveal_button.pin"), "reveal_button.pin")
-    reveal = data.choice(
-        ref.get("reveal", "countdown"), "referee.reveal", {str(r): r for r in RevealBy}, "reveal"
-    )
+    choices = {str(r): r for r in TABLE_REVEALS}
+    reveal = data.choice(ref.get("reveal", "countdown"), "referee.reveal", choices, "reveal")
     if reveal is RevealBy.BUTTON and reveal_button is None:
         raise data.fail("referee.reveal", "reveal = 'button' needs a reveal_button pin")
     factory = parse_pin_factory(gpio.get("pin_factory", "auto"), "gpio.pin_factory")

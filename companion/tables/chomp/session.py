@@ -17,7 +17,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from companion.data import keep_aside
 from companion.devices.buttons import GpioPressSource, GpioRevealButton
@@ -231,6 +231,22 @@ def _tag_reveal(
     return runner.start()
 
 
+class TablePin(Protocol):
+    """A gpiozero pin as a caller uses it. ``drive_low``/``drive_high`` exist on mock
+    pins only (``pin_factory="mock"``): a real pin is driven by its button."""
+
+    @property
+    def state(self) -> float: ...
+
+    def drive_low(self) -> None: ...
+
+    def drive_high(self) -> None: ...
+
+    # MockPin's own (monotonic seconds of its last change): the benchmarks read when an
+    # LED lit from it. Not for callers: gpiozero may rename it.
+    _last_change: float
+
+
 @dataclass
 class ChompSession:
     """A running CHOMP! table: the daemon, and every device it was opened with.
@@ -266,14 +282,24 @@ class ChompSession:
             return False
         return bool(self.factory.factory.pin(self.config.buzzer.pin).state)
 
-    def pin(self, number: int) -> Any:
-        """The factory's pin object (on mock pins: ``drive_low()`` presses a button)."""
-        return self.factory.factory.pin(number)
+    def pin(self, number: int) -> TablePin:
+        """The factory's pin (a BCM number): its ``state``; on mock pins ``drive_low()``
+        presses a button (wired active-low) and ``drive_high()`` releases it."""
+        pin: TablePin = self.factory.factory.pin(number)
+        return pin
 
     def close(self) -> None:
-        """Stop the referee's loop, release every device and close the journal; safe to
-        call twice. An edge that arrives after this is ignored."""
+        """Stop the referee's loop (whichever thread runs it, waiting for it), release
+        every device and close the journal; safe to call twice. An edge that arrives
+        after this is ignored."""
         self.closing.close()
+
+    def __enter__(self) -> ChompSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Leaving ``with`` closes the session, however the block ended."""
+        self.close()
 
 
 @dataclass
