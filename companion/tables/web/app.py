@@ -181,11 +181,14 @@ def _address(request: Request) -> str:
 
 
 def may_change(request: Request) -> bool:
-    """Does this request carry the table's join code (cookie, or ``?code=``)?
+    """Does this request carry the table's join code (cookie, or ``?code=``)?"""
+    return is_code(request, request.cookies.get(COOKIE) or request.query_params.get("code"))
 
-    A wrong code counts against the address (:class:`Throttle`); an address that must
-    wait is refused with 429 and Retry-After before its code is even compared."""
-    given = request.cookies.get(COOKIE) or request.query_params.get("code") or ""
+
+def is_code(request: Request, given: str | None) -> bool:
+    """Is ``given`` the table's join code? A wrong code counts against the address
+    (:class:`Throttle`); an address that must wait is refused with 429 and Retry-After
+    before its code is even compared."""
     if not given:
         return False
     site, address = _site(request), _address(request)
@@ -333,7 +336,7 @@ async def index(request: Request) -> Response:
     code = request.query_params.get("code")
     response: Response
     if code is not None:
-        if not may_change(request):
+        if not is_code(request, code):  # this code, whatever a cookie holds
             raise Refused(403, "code", "not this table's join code")
         response = RedirectResponse("/", 303)
         response.set_cookie(COOKIE, code, httponly=True, samesite="strict")
