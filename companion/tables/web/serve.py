@@ -183,6 +183,7 @@ class GuardedH11(H11Protocol):
         self._address = self.client[0] if self.client else ""
         if book.open[self._address] >= book.limits.per_address:
             book.refused += 1
+            self.connections.discard(self)  # not counted against the phones, even briefly
             transport.abort()
             return
         book.open[self._address] += 1
