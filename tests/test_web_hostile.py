@@ -32,7 +32,7 @@ from companion.games.getbit import Setup  # noqa: E402
 from companion.tables.getbit.session import open_getbit_table  # noqa: E402
 from companion.tables.getbit.web import GetBitWebTable  # noqa: E402
 from companion.tables.web import parse_listen, whole_number  # noqa: E402
-from companion.tables.web.app import Limits, Site, Throttle, create_app  # noqa: E402
+from companion.tables.web.app import Limits, Site, Throttle, create_app, json_depth  # noqa: E402
 from companion.tables.web.serve import GuardedH11, Running, announce, build_site, start  # noqa: E402
 
 ORIGIN = {"origin": "http://testserver"}
@@ -358,6 +358,48 @@ JSON_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
     max_leaves=30,
 )
+
+
+def depth_of(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(depth_of, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth_of, value.values()), default=0)
+    return 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=JSON_VALUES)
+def test_the_depth_counted_before_parsing_is_the_depth_of_the_value(value: Any) -> None:
+    """Strings with brackets and escaped quotes in them do not fool the count."""
+    assert json_depth(json.dumps(value)) == depth_of(value)
+    assert json_depth(json.dumps(value, ensure_ascii=False)) == depth_of(value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(st.tuples(st.sampled_from(["miss", "hit", "wait"]), st.floats(0, 50))),
+)
+def test_the_throttle_never_holds_another_address_nor_waits_past_its_bound(
+    steps: list[tuple[str, float]],
+) -> None:
+    now = [0.0]
+    limits = Limits(code_tries=3, code_wait_s=1.0, code_wait_most_s=60.0)
+    throttle = Throttle(limits, lambda: now[0])
+    misses = 0
+    for step, seconds in steps:
+        if step == "miss":
+            throttle.missed("a")
+            misses += 1
+        elif step == "hit":
+            throttle.hit("a")
+            misses = 0
+        else:
+            now[0] += seconds
+        assert 0.0 <= throttle.wait_s("a") <= limits.code_wait_most_s
+        assert throttle.wait_s("b") == 0.0
+        if misses < limits.code_tries:
+            assert throttle.wait_s("a") == 0.0
 
 
 @pytest.fixture(scope="module")
