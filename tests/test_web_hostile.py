@@ -83,7 +83,6 @@ def serve(limits: Limits | None = None, site: Site | None = None) -> tuple[Site,
     site = site or build_site()
     if limits is not None:
         site.limits = limits
-        site.throttle = Throttle(limits)
     return site, start(site, "127.0.0.1", 0, refuse_root=False)
 
 

@@ -88,8 +88,8 @@ class Limits:
 
 
 class Throttle:
-    """Wrong join codes per address: after ``tries`` of them each try must wait, the wait
-    doubling, so that guessing 40 bits is hopeless; a right code forgets the address."""
+    """Wrong join codes per address: after ``code_tries`` of them each try must wait, the
+    wait doubling, so that guessing 40 bits is hopeless; a right code forgets the address."""
 
     KEEP = 4096  # addresses remembered (the oldest forgotten first)
 
@@ -561,6 +561,7 @@ def create_app(site: Site) -> Starlette:
         },
         lifespan=_lifespan,
     )
+    site.throttle = Throttle(site.limits)  # the limits as they are when the app is built
     app.state.site = site
     return app
 
