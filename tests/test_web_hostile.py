@@ -457,6 +457,10 @@ def test_wrong_join_codes_are_throttled_per_address_and_a_right_code_works_elsew
     assert held.status_code == 429 and held.headers["retry-after"] == "1"
     assert held.text == "code: too many wrong join codes from 10.0.0.66: try again in 1 s\n"
     assert guesser.get("/api/me").json()["can_change"] is False  # it may still watch
+    shared = TestClient(app, client=("10.0.0.66", 4001))  # a phone behind the same address
+    shared.cookies.set("companion_code", "rightcode", domain="testserver.local")
+    assert shared.get("/api/me").json()["can_change"] is False
+    assert shared.cookies.get("companion_code") == "rightcode"  # kept for when the wait ends
     phone = TestClient(app, client=("10.0.0.7", 4000))
     assert phone.get("/?code=rightcode", follow_redirects=False).status_code == 303
     assert phone.get("/api/me").json()["can_change"] is True

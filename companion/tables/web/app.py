@@ -352,8 +352,9 @@ async def me(request: Request) -> Response:
     site = _site(request)
     try:
         can_change = may_change(request)
-    except Refused:  # this address must wait: it may still watch
-        can_change = False
+        stale = COOKIE in request.cookies and not can_change
+    except Refused:  # this address must wait: it may still watch (its cookie is kept)
+        can_change = stale = False
     page = page_token(request)
     response = Json(
         {
@@ -368,7 +369,7 @@ async def me(request: Request) -> Response:
             "foodchain_catalog": site.foodchain is not None,
         }
     )
-    if COOKIE in request.cookies and not can_change:
+    if stale:
         response.delete_cookie(COOKIE, httponly=True, samesite="strict")
     give_page_token(request, response)
     return response
