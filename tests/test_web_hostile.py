@@ -33,7 +33,14 @@ from companion.tables.getbit.session import open_getbit_table  # noqa: E402
 from companion.tables.getbit.web import GetBitWebTable  # noqa: E402
 from companion.tables.web import parse_listen, whole_number  # noqa: E402
 from companion.tables.web.app import Limits, Site, Throttle, create_app, json_depth  # noqa: E402
-from companion.tables.web.serve import GuardedH11, Running, announce, build_site, start  # noqa: E402
+from companion.tables.web.serve import (  # noqa: E402
+    GuardedH11,
+    QuietRepeats,
+    Running,
+    announce,
+    build_site,
+    start,
+)
 
 ORIGIN = {"origin": "http://testserver"}
 HANG_S = 20.0  # only a hang takes this long, even on a loaded 2-core machine
@@ -516,6 +523,23 @@ def test_the_address_and_join_code_are_flushed_to_a_pipe() -> None:
         os.set_blocking(read_end, False)
         said = reader.read(65536) or b""
     assert b"join code abcd2345" in said and b"?code=abcd2345" in said
+
+
+def test_a_flood_of_junk_requests_is_a_line_now_and_then_on_the_terminal() -> None:
+    now = [0.0]
+    quiet = QuietRepeats(10.0, lambda: now[0])
+
+    def said(text: str) -> str | None:
+        record = logging.LogRecord("uvicorn.error", logging.WARNING, "", 0, text, None, None)
+        return record.getMessage() if quiet.filter(record) else None
+
+    lines = [said("Invalid HTTP request received.") for _ in range(1000)]
+    assert [line for line in lines if line] == ["Invalid HTTP request received."]
+    assert said("another warning") == "another warning"
+    now[0] = 11.0
+    assert said("Invalid HTTP request received.") == (
+        "Invalid HTTP request received. (and 999 more like it)"
+    )
 
 
 # --------------------------------------------------------------------------------------

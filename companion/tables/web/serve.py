@@ -236,6 +236,39 @@ def guarded_protocol(limits: Limits) -> type[GuardedH11]:
     )
 
 
+class QuietRepeats(logging.Filter):
+    """The same message again within ``every_s`` is counted, not printed: a flood of junk
+    requests (uvicorn says "Invalid HTTP request received." for each) is a line now and
+    then on the table's terminal, with how many were left out."""
+
+    def __init__(self, every_s: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.every_s = every_s
+        self.clock = clock
+        self._said: dict[str, tuple[float, int]] = {}  # message -> (when said, left out)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        when, left_out = self._said.get(text, (-self.every_s, 0))
+        now = self.clock()
+        if now - when < self.every_s:
+            self._said[text] = (when, left_out + 1)
+            return False
+        if len(self._said) > 256:
+            self._said.clear()
+        self._said[text] = (now, 0)
+        if left_out:
+            record.msg, record.args = f"{text} (and {left_out} more like it)", None
+        return True
+
+
+def quiet_uvicorn() -> None:
+    """uvicorn's per-request warnings, once per 10 s each (set once per process)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, QuietRepeats) for f in logger.filters):
+        logger.addFilter(QuietRepeats())
+
+
 class _Server(uvicorn.Server):
     """uvicorn's server, which ends the pages' event streams before it waits for them."""
 
@@ -259,6 +292,7 @@ def _server(site: Site, limits: Limits) -> uvicorn.Server:
         lifespan="on",
         timeout_graceful_shutdown=2,
     )
+    quiet_uvicorn()
     return _Server(config, site)
 
 
