@@ -271,6 +271,26 @@ def test_stopping_with_30_pages_open_ends_their_streams_without_a_traceback(
     assert not [r for r in recorded.records if r.levelno >= logging.ERROR]
 
 
+def test_a_stream_ends_at_a_stop_even_when_a_publish_comes_after_it() -> None:
+    """The one-place queue drops an older item for a newer one: the stop must not be."""
+    import asyncio
+
+    from companion.tables.web.hub import Hub
+    from companion.tables.web.land import LandTable
+
+    async def scenario() -> tuple[object, bool]:
+        hub = Hub()
+        hub.add(LandTable())
+        hub.attach(asyncio.get_running_loop())
+        watch = hub.watch("land")
+        hub.close()
+        hub.publish("land")  # a table's thread, late
+        await asyncio.sleep(0)
+        return await watch.next(HANG_S), watch.closed
+
+    assert asyncio.run(scenario()) == (None, True)
+
+
 # --------------------------------------------------------------------------------------
 # Requests no handler expected: one line each
 # --------------------------------------------------------------------------------------

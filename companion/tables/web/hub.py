@@ -252,7 +252,7 @@ class Watch:
                 snap = await asyncio.wait_for(self.queue.get(), left)
             except TimeoutError:
                 return None
-            if snap is None:
+            if snap is None or self._hub.closed:  # a late publish may have replaced None
                 self.closed = True
             elif snap.version > self.last.version:
                 self.last = snap
