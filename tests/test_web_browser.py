@@ -366,3 +366,16 @@ def test_unread_cells_are_asked_on_the_drawn_land_and_answered_by_tapping(
     assert state["complete"] is True and len(state["answers"]) == 4
     assert {a["value"] for a in state["answers"]} == {"_"}
     assert total(page, "#photo-report").startswith(f"Score {state['score']['total']}:")
+
+
+def test_a_page_says_the_table_stopped_when_the_server_stops(
+    browser: Browser, server: tuple[Site, str]
+) -> None:
+    """Issue 23: the streams end with a "stopped" event at a stop (no cancelled task), and
+    the page says so instead of reconnecting to nothing."""
+    site = build_site()
+    running = start(site, "127.0.0.1", 0, refuse_root=False)
+    page = phone(browser, f"http://127.0.0.1:{running.port}", None)
+    running.stop()
+    page.wait_for_function("document.querySelector('#live').textContent === 'the table stopped'")
+    assert not running.thread.is_alive()

@@ -237,7 +237,10 @@ def test_getbit_secret_cards_each_on_its_own_phone_revealed_together(
         ann = phone(browser, served.url, served.site.code)
         bob = phone(browser, served.url, served.site.code)
         ann.select_option("#getbit-me", "ann")
+        bob.wait_for_selector('#getbit-me option[value="ann"]:disabled', state="attached")
         bob.select_option("#getbit-me", "bob")
+        ann.reload()  # the claim is the page's cookie's: it survives a reload
+        ann.wait_for_function("document.querySelector('#getbit-me').value === 'ann'")
         ann.click('[data-cards="ann-1"] [data-card="2"]')
         ann.click('[data-cards="ann-2"] [data-card="5"]')
         bob.wait_for_selector('[data-bot="ann-2"] .chosen')  # that ann chose, not what

@@ -112,26 +112,98 @@ def test_undo_takes_the_last_round_back(served: tuple[TestClient, GetBitTable]) 
     assert s["round"] == 1 and s["line"] == list(PLAYERS) and s["last"] is None
 
 
+def seated(site: Site) -> dict[str, TestClient]:
+    """One page per player, each holding the join code and claiming its player's seat."""
+    pages = {}
+    for player in PLAYERS:
+        page = joined(site)
+        claim = page.post("/api/tables/getbit/seat", json={"seat": player}, headers=ORIGIN)
+        assert claim.status_code == 200, claim.text
+        pages[player] = page
+    return pages
+
+
 def test_secret_choices_are_hidden_until_every_robot_has_one(tmp_path: Path) -> None:
     table = open_table(tmp_path, secret=True)
     try:
         site = build_site()
         site.hub.add(GetBitWebTable(table))
-        client = joined(site)
-        assert state(client)["secret"]
-        refused = act(client, {"type": "choose", "robot": "ann", "card": 9})
+        pages = seated(site)
+        assert state(pages["ann"])["secret"]
+        refused = act(pages["ann"], {"type": "choose", "robot": "ann", "card": 9})
         assert refused.text.strip() == "card: ann cannot play that card: choose again"
         for robot, card in (("ann", 3), ("bob", 1), ("cat", 2)):
-            assert act(client, {"type": "choose", "robot": robot, "card": card}).status_code == 200
-        s = state(client)
+            chose = act(pages[robot], {"type": "choose", "robot": robot, "card": card})
+            assert chose.status_code == 200
+        s = state(pages["ann"])
         assert [r["chosen"] for r in s["robots"]] == [True, True, True, False]
         assert "3" not in str(s["last"]) and s["round"] == 1  # nothing revealed yet
-        act(client, {"type": "unchoose", "robot": "bob"})
-        act(client, {"type": "choose", "robot": "bob", "card": 4})
-        act(client, {"type": "choose", "robot": "dan", "card": 5})
-        s = state(client)
+        act(pages["bob"], {"type": "unchoose", "robot": "bob"})
+        act(pages["bob"], {"type": "choose", "robot": "bob", "card": 4})
+        act(pages["dan"], {"type": "choose", "robot": "dan", "card": 5})
+        s = state(pages["ann"])
         assert s["round"] == 2 and s["last"]["cards"] == {"ann": 3, "bob": 4, "cat": 2, "dan": 5}
         assert not any(r["chosen"] for r in s["robots"])
+    finally:
+        table.close()
+
+
+def test_a_secret_choice_is_only_its_seats_page_to_set_or_withdraw(tmp_path: Path) -> None:
+    """Issue 23: any code holder could overwrite or withdraw another robot's choice and
+    play the round; now only the page that claimed the player acts for its robots."""
+    table = open_table(tmp_path, secret=True)
+    try:
+        site = build_site()
+        site.hub.add(GetBitWebTable(table))
+        pages = seated(site)
+        assert act(pages["ann"], {"type": "choose", "robot": "ann", "card": 3}).status_code == 200
+        for action in (
+            {"type": "choose", "robot": "ann", "card": 1},
+            {"type": "unchoose", "robot": "ann"},
+        ):
+            other = act(pages["bob"], action)
+            assert other.status_code == 403
+            assert other.text == "seat: ann is claimed by another page: only it acts for ann\n"
+        stranger = joined(site)  # holds the code, claimed nothing
+        unseated = act(stranger, {"type": "choose", "robot": "cat", "card": 1})
+        assert unseated.status_code == 403 and unseated.text.startswith("seat: cat is claimed")
+        whole = act(stranger, {"type": "play", "cards": {p: 5 for p in PLAYERS}})
+        assert whole.status_code == 400 and whole.text.startswith("type: a secret round is")
+        undo = act(stranger, {"type": "undo"})
+        assert undo.status_code == 400 and undo.text.startswith("type: ann chose secretly")
+        taken = stranger.post("/api/tables/getbit/seat", json={"seat": "ann"}, headers=ORIGIN)
+        assert taken.status_code == 403 and taken.text == "seat: ann is claimed by another page\n"
+        assert table.session.state.rounds == 0 and site.hub.table("getbit").chosen == {"ann": 3}  # type: ignore[attr-defined]
+    finally:
+        table.close()
+
+
+def test_a_claimed_seat_is_shown_to_its_page_kept_on_reload_and_given_back(
+    tmp_path: Path,
+) -> None:
+    table = open_table(tmp_path, secret=True)
+    try:
+        site = build_site()
+        site.hub.add(GetBitWebTable(table))
+        page = joined(site)
+        assert page.get("/api/me").json()["seats"] == {}
+        unclaimed = act(page, {"type": "choose", "robot": "cat", "card": 1})
+        assert unclaimed.text == "seat: cat is not claimed: claim it on this page first\n"
+        assert site.hub.snapshot("getbit").to_dict()["claimed"] == []
+        claim = page.post("/api/tables/getbit/seat", json={"seat": "cat"}, headers=ORIGIN)
+        assert claim.json()["claimed"] == ["cat"]
+        assert page.get("/").status_code == 200  # a reload keeps the page's cookie
+        assert page.get("/api/me").json()["seats"] == {"getbit": "cat"}
+        other = joined(site)
+        assert other.get("/api/me").json()["seats"] == {}
+        moved = page.post("/api/tables/getbit/seat", json={"seat": "dan"}, headers=ORIGIN)
+        assert moved.json()["claimed"] == ["dan"]  # one seat per page and table
+        page.post("/api/tables/getbit/seat", json={"seat": None}, headers=ORIGIN)
+        assert page.get("/api/me").json()["seats"] == {}
+        bad = page.post("/api/tables/getbit/seat", json={"seat": "zed"}, headers=ORIGIN)
+        assert bad.status_code == 400 and bad.text.startswith("seat: 'zed' is not a seat (ann,")
+        land = page.post("/api/tables/land/seat", json={"seat": "x"}, headers=ORIGIN)
+        assert land.text == "seat: the land table has no seats to claim\n"
     finally:
         table.close()
 

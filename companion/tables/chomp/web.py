@@ -26,6 +26,7 @@ from companion.referee.daemon import Cards, StartRound
 from companion.referee.journal import JournalEntry, read_journal
 from companion.referee.picture import round_svg
 from companion.tables.chomp.session import ChompSession
+from companion.tables.web import whole_number
 from companion.tables.web.hub import Publisher
 
 log = logging.getLogger(__name__)
@@ -128,10 +129,10 @@ class ChompWebTable:
     def file(self, path: str) -> tuple[bytes, str]:
         """``round-N.svg``: a past round's picture, for the page's list of rounds."""
         stem, dot, kind = path.partition(".")
-        number = stem.removeprefix("round-")
-        if not (stem.startswith("round-") and dot and kind == "svg" and number.isdigit()):
-            raise InputError("file", f"{path!r}: ask for round-N.svg")
-        return self.picture(int(number)).encode(), "image/svg+xml"
+        number = whole_number(stem.removeprefix("round-"))
+        if not (stem.startswith("round-") and dot and kind == "svg" and number is not None):
+            raise InputError("file", f"{path[:40]!r}: ask for round-N.svg")
+        return self.picture(number).encode(), "image/svg+xml"
 
     def state(self) -> dict[str, Any]:
         status = self.daemon.status()

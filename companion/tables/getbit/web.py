@@ -10,7 +10,9 @@ four times a second (the game is replaced, not changed, at every round).
 
 Secret entry: each player picks a card for each of their robots on their own phone; the
 server keeps the choices and shows only *who* has chosen, and plays the round when every
-robot in the line has a card, so the cards are revealed all at once.
+robot in the line has a card, so the cards are revealed all at once. The players are the
+table's seats (the hub's seat claims): a robot's choice is set or withdrawn only from the
+page that claimed its player, and no page plays or undoes a round over the choices.
 """
 
 from __future__ import annotations
@@ -96,9 +98,32 @@ class GetBitWebTable(WatchedTable):
 
     # ---------------------------------------------------------------- from the pages --
 
+    def seats(self) -> list[str]:
+        """The players: a page claims one to choose for its robots (the hub keeps claims)."""
+        return list(self.table.session.state.setup.players)
+
+    def seat_of(self, action: Action) -> str | None:
+        """In a secret game a choice speaks for its robot's player; nothing else does."""
+        robot = action.get("robot")
+        if not self.table.secret or action["type"] not in ("choose", "unchoose"):
+            return None
+        with self.table.guard:
+            robots = self.table.session.state.setup.robots
+            return robots.get(robot) if isinstance(robot, str) else None
+
     def act(self, action: Action) -> None:
         kind = action["type"]
         with self.table.guard:
+            if self.table.secret and kind == "play":
+                raise InputError(
+                    "type", "a secret round is played when every robot has chosen, not sent whole"
+                )
+            if self.table.secret and kind == "undo" and self.chosen:
+                raise InputError(
+                    "type",
+                    f"{', '.join(sorted(self.chosen))} chose secretly: undo waits until the "
+                    "round is played (or each player withdraws their own choice)",
+                )
             if kind == "play":
                 self._play(self._cards(action.get("cards")))
             elif kind == "choose":

@@ -46,15 +46,25 @@ def require_web() -> None:
         raise WebUnavailable() from None
 
 
+def whole_number(text: str, most_digits: int = 9) -> int | None:
+    """``text`` as a whole number when it is ASCII digits only, at most ``most_digits`` of
+    them; else None. ``"²".isdigit()`` is True but ``int("²")`` fails, so every number a
+    request or an argument carries is read here, never with ``isdigit()``."""
+    if not text or len(text) > most_digits or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
+
+
 def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
     """``[HOST:]PORT`` (``8080``, ``0.0.0.0:8080``, ``[::]:8080``)."""
     host, sep, port = text.rpartition(":")
     if not sep:
         host, port = DEFAULT_HOST, text
     host = host.strip("[]") or DEFAULT_HOST
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
+    number = whole_number(port, 5)
+    if number is None or not 0 <= number <= 65535:
         raise InputError(where, f"{text!r}: write [HOST:]PORT, a port number up to 65535")
-    return host, int(port)
+    return host, number
 
 
 def check_web(listen: str | None) -> None:

@@ -2,9 +2,14 @@
 
 Anyone on the network may watch (every GET); a change (every POST) must come from this
 server's own page (the Origin header) and carry the table's join code (a cookie set by
-the first visit with ``?code=``). Bodies are read with a limit (a photo up to 20 MB,
-anything else 64 KB), event streams are counted, and bad input is a 4xx whose body is one
-line naming the field. docs/web.md says it for people.
+the first visit with ``?code=``); wrong codes are throttled per address. Bodies are read
+with a limit (a photo up to 20 MB, anything else 64 KB), JSON is parsed with bounds (depth,
+digits, string length), event streams are counted, and bad input is a 4xx whose body is
+one line naming the field. An error no handler expected is one logged line and a one-line
+500 (:class:`OneLineErrors`); every JSON answer is ASCII (:class:`Json`). Each browser gets
+a page token (an HttpOnly cookie) with which it claims a seat at a table (hub.py).
+The limits of connections and timeouts are the server's, in serve.py. docs/web.md says it
+all for people.
 """
 
 from __future__ import annotations
@@ -14,8 +19,14 @@ import contextlib
 import hmac
 import io
 import json
-from collections.abc import AsyncIterator
+import logging
+import math
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,7 +35,8 @@ import anyio
 import segno
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (
     FileResponse,
     JSONResponse,
@@ -35,27 +47,73 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.errors import InputError
 from companion.games.foodchain import Catalog as FoodChainCatalog
-from companion.tables.web.hub import Hub, Snapshot
+from companion.tables.web import whole_number
+from companion.tables.web.hub import Hub, SeatRefused, Snapshot
 from companion.tables.web.photo import PhotoTable
 from companion.tables.web.sheet import score_sheet
 
 STATIC = Path(__file__).with_name("static")
 COOKIE = "companion_code"
+PAGE_COOKIE = "companion_page"  # which page (browser) this is: the seats it claimed
+PAGE_TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
 MB = 1024 * 1024
+STOPPED = "event: stopped\ndata: the table stopped\n\n"
+log = logging.getLogger("companion.web")
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """What one request or the whole server may take (docs/web.md#limits)."""
+    """What one request, one address or the whole server may take (docs/web.md#limits).
+    Set once where the server is built; the handlers and the protocol read them here."""
 
     body_bytes: int = 64 * 1024  # a JSON action or score sheet
     photo_bytes: int = 20 * MB  # a phone's photo
     streams: int = 32  # live pages at once (each phone keeps one open)
-    connections: int = 64  # all connections at once (uvicorn's limit_concurrency)
+    connections: int = 128  # all connections at once (uvicorn's limit_concurrency)
+    per_address: int = 16  # connections open from one address; more are closed at once
+    header_s: float = 5.0  # a request's line and headers, from its first byte (or connect)
+    body_s: float = 60.0  # a request's whole body (a 20 MB photo on slow Wi-Fi)
+    idle_s: float = 5.0  # a keep-alive connection with no request (uvicorn's keep-alive)
     keepalive_s: float = 15.0  # a comment down each quiet stream, so proxies keep it
+    code_tries: int = 5  # wrong join codes from one address before it must wait
+    code_wait_s: float = 1.0  # the first wait; each further wrong code doubles it
+    code_wait_most_s: float = 300.0
+    json_depth: int = 32  # arrays and objects inside each other
+    json_digits: int = 20  # digits of a JSON number
+    json_string: int = 16_384  # characters of a JSON string (a typed land grid)
+
+
+class Throttle:
+    """Wrong join codes per address: after ``code_tries`` of them each try must wait, the
+    wait doubling, so that guessing 40 bits is hopeless; a right code forgets the address."""
+
+    KEEP = 4096  # addresses remembered (the oldest forgotten first)
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self._missed: dict[str, tuple[int, float]] = {}  # address -> (misses, wait until)
+
+    def wait_s(self, address: str) -> float:
+        """Seconds before ``address`` may try a code again (0: now)."""
+        return max(0.0, self._missed.get(address, (0, 0.0))[1] - self.clock())
+
+    def missed(self, address: str) -> None:
+        misses = self._missed.pop(address, (0, 0.0))[0] + 1
+        over = misses - self.limits.code_tries
+        wait = 0.0
+        if over >= 0:
+            wait = min(self.limits.code_wait_most_s, self.limits.code_wait_s * 2 ** min(over, 30))
+        self._missed[address] = (misses, self.clock() + wait)
+        while len(self._missed) > self.KEEP:
+            del self._missed[next(iter(self._missed))]
+
+    def hit(self, address: str) -> None:
+        self._missed.pop(address, None)
 
 
 @dataclass(slots=True)
@@ -69,13 +127,17 @@ class Site:
     limits: Limits = field(default_factory=Limits)
     streams: int = 0
     scanning: anyio.Lock = field(default_factory=anyio.Lock)
+    throttle: Throttle = field(init=False)
     _events: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.throttle = Throttle(self.limits)
 
     def event_text(self, snap: Snapshot) -> str:
         """A snapshot as an event, serialized once for all the pages watching its table."""
         cached = self._events.get(snap.table)
         if cached is None or cached[0] != snap.version:
-            body = json.dumps(snap.to_dict())
+            body = dump_json(snap.to_dict())
             cached = (snap.version, f"id: {snap.version}\nevent: state\ndata: {body}\n\n")
             self._events[snap.table] = cached
         return cached[1]
@@ -84,13 +146,29 @@ class Site:
 class Refused(Exception):
     """A request answered with a 4xx (or 503) and one line naming the field."""
 
-    def __init__(self, status: int, field_name: str, message: str) -> None:
+    def __init__(
+        self, status: int, field_name: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(f"{field_name}: {message}")
         self.status = status
+        self.headers = headers
 
 
-def one_line(status: int, text: str) -> PlainTextResponse:
-    return PlainTextResponse(text.replace("\n", " ") + "\n", status)
+def one_line(status: int, text: str, headers: dict[str, str] | None = None) -> PlainTextResponse:
+    return PlainTextResponse(text.replace("\n", " ") + "\n", status, headers)
+
+
+def dump_json(content: Any) -> str:
+    """JSON as ASCII: a lone surrogate in a name is escaped (``\\ud800``), never an
+    encoding error, so no state a table holds can make an answer fail."""
+    return json.dumps(content, ensure_ascii=True, separators=(",", ":"))
+
+
+class Json(JSONResponse):
+    """The one JSON response of the pages: :func:`dump_json`, whatever the content."""
+
+    def render(self, content: Any) -> bytes:
+        return dump_json(content).encode("ascii")
 
 
 def _site(request: Request) -> Site:
@@ -98,10 +176,49 @@ def _site(request: Request) -> Site:
     return site
 
 
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
 def may_change(request: Request) -> bool:
     """Does this request carry the table's join code (cookie, or ``?code=``)?"""
-    given = request.cookies.get(COOKIE) or request.query_params.get("code") or ""
-    return hmac.compare_digest(given.encode(), _site(request).code.encode())
+    return is_code(request, request.cookies.get(COOKIE) or request.query_params.get("code"))
+
+
+def is_code(request: Request, given: str | None) -> bool:
+    """Is ``given`` the table's join code? A wrong code counts against the address
+    (:class:`Throttle`); an address that must wait is refused with 429 and Retry-After
+    before its code is even compared."""
+    if not given:
+        return False
+    site, address = _site(request), _address(request)
+    wait = site.throttle.wait_s(address)
+    if wait > 0:
+        seconds = math.ceil(wait)
+        raise Refused(
+            429,
+            "code",
+            f"too many wrong join codes from {address}: try again in {seconds} s",
+            {"retry-after": str(seconds)},
+        )
+    if hmac.compare_digest(given.encode("utf-8", "replace"), site.code.encode()):
+        site.throttle.hit(address)
+        return True
+    site.throttle.missed(address)
+    return False
+
+
+def page_token(request: Request) -> str | None:
+    """This browser's page token (the cookie the server gave it), or None."""
+    token = request.cookies.get(PAGE_COOKIE, "")
+    return token if PAGE_TOKEN.fullmatch(token) else None
+
+
+def give_page_token(request: Request, response: Response) -> None:
+    """A browser without a page token gets one: the seats it claims are held by it."""
+    if page_token(request) is None:
+        token = secrets.token_urlsafe(24)
+        response.set_cookie(PAGE_COOKIE, token, httponly=True, samesite="strict")
 
 
 def check_change(request: Request) -> None:
@@ -121,10 +238,11 @@ async def read_body(request: Request, limit: int) -> bytes:
     """The request body, refused with 413 as soon as it is longer than ``limit``."""
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.isdigit():
+        size_given = whole_number(declared, 18)
+        if size_given is None:
             raise Refused(400, "content-length", "not a number")
-        if int(declared) > limit:
-            raise Refused(413, "body", f"{int(declared)} bytes, more than the {limit} allowed")
+        if size_given > limit:
+            raise Refused(413, "body", f"{size_given} bytes, more than the {limit} allowed")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
@@ -135,11 +253,78 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 async def read_json(request: Request) -> Any:
-    body = await read_body(request, _site(request).limits.body_bytes)
+    limits = _site(request).limits
+    return parse_json(await read_body(request, limits.body_bytes), limits)
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text`` (strings left out), counted before
+    parsing so that no nesting can exhaust the parser's recursion."""
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    return max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
+
+
+def parse_json(body: bytes, limits: Limits) -> Any:
+    """A request's JSON, bounded: depth, the digits of a number, the length of a string
+    (and no lone surrogate in one); past a bound, 400 naming it."""
     try:
-        return json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Refused(400, "body", f"not UTF-8 text (byte {exc.start})") from None
+    depth = json_depth(text)
+    if depth > limits.json_depth:
+        raise Refused(400, "body", f"JSON nested {depth} deep, more than {limits.json_depth}")
+
+    def number(digits: str) -> str:
+        if len(digits) > limits.json_digits + 1:
+            raise Refused(
+                400,
+                "body",
+                f"a number of {len(digits)} characters, at most {limits.json_digits} digits",
+            )
+        return digits
+
+    def not_a_number(word: str) -> None:
+        raise Refused(400, "body", f"{word} is not a number JSON takes")
+
+    try:
+        value = json.loads(
+            text,
+            parse_int=lambda t: int(number(t)),
+            parse_float=lambda t: _finite(float(number(t))),
+            parse_constant=not_a_number,
+        )
+    except json.JSONDecodeError as exc:
         raise Refused(400, "body", f"not JSON ({exc})") from None
+    _check_strings(value, limits.json_string)
+    return value
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise Refused(400, "body", "a number too large for a float")
+    return value
+
+
+def _check_strings(value: Any, most: int) -> None:
+    """Every string (keys too) at most ``most`` characters, none with a lone surrogate."""
+    if isinstance(value, str):
+        if len(value) > most:
+            raise Refused(400, "body", f"a string of {len(value)} characters, at most {most}")
+        if _SURROGATE.search(value):
+            raise Refused(400, "body", "a string holds a lone surrogate (\\ud800-\\udfff)")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_strings(key, most)
+            _check_strings(item, most)
+    elif isinstance(value, list):
+        for item in value:
+            _check_strings(item, most)
 
 
 # --------------------------------------------------------------------------------------
@@ -149,20 +334,32 @@ async def read_json(request: Request) -> Any:
 
 async def index(request: Request) -> Response:
     code = request.query_params.get("code")
+    response: Response
     if code is not None:
-        if not may_change(request):
+        if not is_code(request, code):  # this code, whatever a cookie holds
             raise Refused(403, "code", "not this table's join code")
         response = RedirectResponse("/", 303)
         response.set_cookie(COOKIE, code, httponly=True, samesite="strict")
-        return response
-    return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
+    else:
+        response = FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
+    give_page_token(request, response)
+    return response
 
 
 async def me(request: Request) -> Response:
+    """What this page may do: change (the join code), the tables, the seats it holds.
+    A code cookie that is wrong (a server restarted since) is dropped, counted once."""
     site = _site(request)
-    return JSONResponse(
+    try:
+        can_change = may_change(request)
+        stale = COOKIE in request.cookies and not can_change
+    except Refused:  # this address must wait: it may still watch (its cookie is kept)
+        can_change = stale = False
+    page = page_token(request)
+    response = Json(
         {
-            "can_change": may_change(request),
+            "can_change": can_change,
+            "seats": {} if page is None else site.hub.seats_of(page),
             "tables": site.hub.names(),
             "limits": {
                 "body_bytes": site.limits.body_bytes,
@@ -172,6 +369,10 @@ async def me(request: Request) -> Response:
             "foodchain_catalog": site.foodchain is not None,
         }
     )
+    if stale:
+        response.delete_cookie(COOKIE, httponly=True, samesite="strict")
+    give_page_token(request, response)
+    return response
 
 
 async def qr_svg(request: Request) -> Response:
@@ -186,7 +387,7 @@ async def qr_svg(request: Request) -> Response:
 
 async def table_state(request: Request) -> Response:
     snap = _site(request).hub.snapshot(request.path_params["name"])
-    return JSONResponse(snap.to_dict())
+    return Json(snap.to_dict())
 
 
 async def table_action(request: Request) -> Response:
@@ -195,8 +396,23 @@ async def table_action(request: Request) -> Response:
     site.hub.snapshot(name)  # 404 before anything else for a table that is not there
     check_change(request)
     action = await read_json(request)
-    snap = site.hub.act(name, action)
-    return JSONResponse(snap.to_dict())
+    snap = site.hub.act(name, action, page_token(request))
+    return Json(snap.to_dict())
+
+
+async def table_seat(request: Request) -> Response:
+    """``{"seat": NAME}`` claims a seat for this page, ``{"seat": null}`` gives it back."""
+    site = _site(request)
+    name = request.path_params["name"]
+    site.hub.snapshot(name)
+    check_change(request)
+    page = page_token(request)
+    if page is None:
+        raise Refused(403, "page", "this page has no page token: reload it")
+    given = await read_json(request)
+    if not isinstance(given, dict) or "seat" not in given:
+        raise Refused(400, "seat", 'send {"seat": NAME} to claim one, {"seat": null} to leave')
+    return Json(site.hub.claim(name, given["seat"], page).to_dict())
 
 
 async def table_file(request: Request) -> Response:
@@ -223,12 +439,13 @@ async def table_events(request: Request) -> Response:
         try:
             yield "retry: 2000\n\n"
             snap: Snapshot | None = watch.last
-            while True:
+            while not watch.closed:
                 if snap is None:
                     yield ": still here\n\n"
                 else:
                     yield site.event_text(snap)
                 snap = await watch.next(site.limits.keepalive_s)
+            yield STOPPED  # the server stops: the page says so rather than reconnect
         finally:
             watch.close()
             site.streams -= 1
@@ -259,7 +476,7 @@ async def photo_upload(request: Request) -> Response:
         raise Refused(400, "add", "1 (another photo of the same land) or 0 (a new land)")
     async with site.scanning:  # one photo at a time: the Pi has few cores
         await anyio.to_thread.run_sync(site.photo.read, body, add == "1")
-    return JSONResponse(site.hub.publish(site.photo.name).to_dict())
+    return Json(site.hub.publish(site.photo.name).to_dict())
 
 
 async def photo_annotated(request: Request) -> Response:
@@ -268,11 +485,12 @@ async def photo_annotated(request: Request) -> Response:
     if not images:
         raise Refused(404, "photo", "no photo read yet")
     given = request.query_params.get("k", "1")
-    if not given.isdigit() or len(given) > 3:
+    k = whole_number(given, 3)
+    if k is None:
         raise Refused(400, "k", f"a photo's number (1, 2, ...), not {given[:20]!r}")
-    if not 1 <= int(given) <= len(images):
-        raise Refused(404, "k", f"the land has photos 1 to {len(images)}, not {given}")
-    image = images[int(given) - 1]
+    if not 1 <= k <= len(images):
+        raise Refused(404, "k", f"the land has photos 1 to {len(images)}, not {k}")
+    image = images[k - 1]
     if not image:
         raise Refused(404, "photo", "that photo's annotated image could not be made")
     return Response(image, media_type="image/jpeg", headers={"cache-control": "no-store"})
@@ -285,7 +503,7 @@ async def foodchain_score(request: Request) -> Response:
     optional = request.query_params.get("rule", "standard")
     if optional not in ("standard", "optional"):
         raise Refused(400, "rule", "standard or optional")
-    return JSONResponse(score_sheet(sheet, site.foodchain, optional == "optional"))
+    return Json(score_sheet(sheet, site.foodchain, optional == "optional"))
 
 
 # --------------------------------------------------------------------------------------
@@ -295,7 +513,11 @@ async def foodchain_score(request: Request) -> Response:
 
 async def refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refused)
-    return one_line(exc.status, str(exc))
+    return one_line(exc.status, str(exc), exc.headers)
+
+
+async def seat_refused(request: Request, exc: Exception) -> Response:
+    return one_line(403, str(exc))
 
 
 async def bad_input(request: Request, exc: Exception) -> Response:
@@ -322,6 +544,7 @@ def create_app(site: Site) -> Starlette:
         Route("/api/tables/{name}", table_state),
         Route("/api/tables/{name}/events", table_events),
         Route("/api/tables/{name}/actions", table_action, methods=["POST"]),
+        Route("/api/tables/{name}/seat", table_seat, methods=["POST"]),
         Route("/api/tables/{name}/files/{path}", table_file),
         Route("/api/photo", photo_upload, methods=["POST"]),
         Route("/api/photo/annotated.jpg", photo_annotated),
@@ -330,9 +553,16 @@ def create_app(site: Site) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        exception_handlers={Refused: refused, InputError: bad_input, HTTPException: http_error},
+        middleware=[Middleware(OneLineErrors)],
+        exception_handlers={
+            Refused: refused,
+            SeatRefused: seat_refused,
+            InputError: bad_input,
+            HTTPException: http_error,
+        },
         lifespan=_lifespan,
     )
+    site.throttle = Throttle(site.limits)  # the limits as they are when the app is built
     app.state.site = site
     return app
 
@@ -343,3 +573,58 @@ async def _lifespan(app: Starlette) -> AsyncIterator[None]:
     site: Site = app.state.site
     site.hub.attach(asyncio.get_running_loop())
     yield
+
+
+class OneLineErrors:
+    """Whatever a handler did not expect: one logged line and a 500 whose body is one line.
+
+    Starlette's own handler for ``Exception`` re-raises (the server then prints the
+    traceback); this middleware does not. The traceback of each distinct error goes to
+    the debug log once. A page that went away while its body was read is no error."""
+
+    KEEP = 256  # distinct errors whose traceback was logged
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.seen: set[tuple[str, str]] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except ClientDisconnect:
+            log.debug("%s %s: the client went away", scope["method"], scope["path"][:100])
+        except Exception as exc:  # the one place an unexpected error ends
+            self.unexpected(scope, exc)
+            if not started:
+                answer = one_line(500, f"server: an unexpected {type(exc).__name__}, logged")
+                await answer(scope, receive, send)
+
+    def unexpected(self, scope: Scope, exc: Exception) -> None:
+        said = " ".join(str(exc).split())[:200]
+        log.error(
+            "%s %r: unexpected %s: %s",
+            scope["method"],
+            scope["path"][:100],
+            type(exc).__name__,
+            said,
+        )
+        where = exc.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        key = (
+            type(exc).__name__,
+            "" if where is None else f"{where.tb_frame.f_code.co_filename}:{where.tb_lineno}",
+        )
+        if key not in self.seen and len(self.seen) < self.KEEP:
+            self.seen.add(key)
+            log.debug("the traceback of that %s", key[0], exc_info=exc)

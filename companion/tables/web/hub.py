@@ -7,11 +7,17 @@ and lets a reconnecting page catch up: it always gets the whole state, never a d
 
 Stdlib only, so a live table (the referee's loop runs in its own thread) can publish
 without knowing about the web server: :meth:`Hub.publish` is safe from any thread.
+
+Seats: a table that has seats (``seats()``, the names a page may claim) and actions that
+speak for one (``seat_of(action)``) gets them guarded here, for every table alike: a page
+claims a seat with its page token (given by the server in a cookie), and an action for a
+seat is taken only from the page that claimed it (:class:`SeatRefused`, a 403, otherwise).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import threading
 import time
@@ -19,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from companion.errors import InputError
+from companion.errors import CompanionError, InputError
 
 Action = Mapping[str, Any]
 WATCH_S = 0.25  # how often a Watcher looks for a change made elsewhere (a terminal)
@@ -40,23 +46,45 @@ class Table(Protocol):
         ...
 
 
+class SeatRefused(CompanionError, PermissionError):
+    """An action for a seat this page did not claim, or a seat another page holds: a 403."""
+
+    def __init__(self, seat: str, message: str) -> None:
+        super().__init__(f"seat: {message}")
+        self.seat = seat
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """One table's state at one version: what an event carries."""
+    """One table's state at one version: what an event carries (with the seats claimed,
+    by name only, for a table that has seats)."""
 
     table: str
     version: int
     state: dict[str, Any]
+    claimed: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "version": self.version, "state": self.state}
+        out = {"table": self.table, "version": self.version, "state": self.state}
+        if self.claimed is not None:
+            out["claimed"] = list(self.claimed)
+        return out
 
 
 @dataclass(slots=True)
 class _Entry:
     table: Table
     snapshot: Snapshot
-    watchers: set[asyncio.Queue[Snapshot]] = field(default_factory=set)
+    watchers: set[asyncio.Queue[Snapshot | None]] = field(default_factory=set)
+    claims: dict[str, str] = field(default_factory=dict)  # seat -> the page token holding it
+
+    def seats(self) -> list[str] | None:
+        """The table's seats, or None when it has none."""
+        seats = getattr(self.table, "seats", None)
+        return None if seats is None else list(seats())
+
+    def claimed(self) -> tuple[str, ...] | None:
+        return None if self.seats() is None else tuple(sorted(self.claims))
 
 
 class Hub:
@@ -66,6 +94,7 @@ class Hub:
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.closed = False
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Remember the server's loop, so that other threads can wake its watchers."""
@@ -74,7 +103,8 @@ class Hub:
     def add(self, table: Table) -> None:
         if table.name in self._entries:
             raise ValueError(f"a table named {table.name!r} is already in the hub")
-        self._entries[table.name] = _Entry(table, Snapshot(table.name, 1, table.state()))
+        claimed = None if getattr(table, "seats", None) is None else ()
+        self._entries[table.name] = _Entry(table, Snapshot(table.name, 1, table.state(), claimed))
 
     def names(self) -> list[str]:
         return list(self._entries)
@@ -92,22 +122,65 @@ class Hub:
         with self._lock:
             return self._entry(name).snapshot
 
-    def act(self, name: str, action: object) -> Snapshot:
-        """Check that ``action`` is an object with a ``type``, apply it, publish the result."""
+    def act(self, name: str, action: object, page: str | None = None) -> Snapshot:
+        """Check that ``action`` is an object with a ``type`` and that ``page`` (its page
+        token) holds the seat it speaks for, if any; apply it, publish the result."""
         if not isinstance(action, Mapping):
             raise InputError("action", "an action is a JSON object with a 'type'")
         if not isinstance(action.get("type"), str):
             raise InputError("type", "an action names its type, a string")
         entry = self._entry(name)
         with self._lock:
+            self._check_seat(entry, action, page)
             entry.table.act(action)
         return self.publish(name)
+
+    def _check_seat(self, entry: _Entry, action: Action, page: str | None) -> None:
+        seat_of = getattr(entry.table, "seat_of", None)
+        seat = None if seat_of is None else seat_of(action)
+        if seat is None:
+            return
+        holder = entry.claims.get(seat)
+        if holder is None:
+            raise SeatRefused(seat, f"{seat} is not claimed: claim it on this page first")
+        if page is None or not hmac.compare_digest(holder.encode(), page.encode()):
+            raise SeatRefused(seat, f"{seat} is claimed by another page: only it acts for {seat}")
+
+    def claim(self, name: str, seat: object, page: str) -> Snapshot:
+        """``page`` claims ``seat`` of table ``name`` (None: gives its seat back). A page
+        holds one seat per table; a seat another page holds is refused (403)."""
+        entry = self._entry(name)
+        seats = entry.seats()
+        if seats is None:
+            raise InputError("seat", f"the {name} table has no seats to claim")
+        if seat is not None and (not isinstance(seat, str) or seat not in seats):
+            raise InputError("seat", f"{str(seat)[:40]!r} is not a seat ({', '.join(seats)})")
+        with self._lock:
+            holder = None if seat is None else entry.claims.get(seat)
+            if holder is not None and holder != page:
+                raise SeatRefused(seat or "", f"{seat} is claimed by another page")
+            for held in [s for s, p in entry.claims.items() if p == page]:
+                del entry.claims[held]
+            if seat is not None:
+                entry.claims[seat] = page
+        return self.publish(name)
+
+    def seats_of(self, page: str) -> dict[str, str]:
+        """The seat ``page`` holds at each table: what a page shows as "you are"."""
+        with self._lock:
+            return {
+                name: seat
+                for name, entry in self._entries.items()
+                for seat, holder in entry.claims.items()
+                if holder == page
+            }
 
     def publish(self, name: str) -> Snapshot:
         """Take the table's state now, bump its version and wake its watchers (any thread)."""
         entry = self._entry(name)
         with self._lock:
-            snap = Snapshot(name, entry.snapshot.version + 1, entry.table.state())
+            state = entry.table.state()
+            snap = Snapshot(name, entry.snapshot.version + 1, state, entry.claimed())
             entry.snapshot = snap
             watchers = list(entry.watchers)
         loop = self._loop
@@ -116,6 +189,16 @@ class Hub:
         for queue in watchers:
             loop.call_soon_threadsafe(_offer, queue, snap)
         return snap
+
+    def close(self) -> None:
+        """The server stops: every page's stream is told so and ends (from any thread)."""
+        with self._lock:
+            self.closed = True
+            watchers = [q for entry in self._entries.values() for q in entry.watchers]
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            for queue in watchers:
+                loop.call_soon_threadsafe(_offer, queue, None)
 
     def watch(self, name: str) -> Watch:
         """Watch one table: the current snapshot first, then every newer one."""
@@ -126,7 +209,7 @@ class Hub:
             watch.last = entry.snapshot
         return watch
 
-    def _unwatch(self, entry: _Entry, queue: asyncio.Queue[Snapshot]) -> None:
+    def _unwatch(self, entry: _Entry, queue: asyncio.Queue[Snapshot | None]) -> None:
         with self._lock:
             entry.watchers.discard(queue)
 
@@ -135,8 +218,9 @@ class Hub:
             return len(self._entry(name).watchers)
 
 
-def _offer(queue: asyncio.Queue[Snapshot], snap: Snapshot) -> None:
-    """Put the newest snapshot in a one-place queue, dropping an older one not yet read."""
+def _offer(queue: asyncio.Queue[Snapshot | None], snap: Snapshot | None) -> None:
+    """Put the newest snapshot in a one-place queue, dropping an older one not yet read
+    (None: the hub closed)."""
     if queue.full():
         queue.get_nowait()
     queue.put_nowait(snap)
@@ -152,13 +236,15 @@ class Watch:
     def __init__(self, hub: Hub, entry: _Entry) -> None:
         self._hub = hub
         self._entry = entry
-        self.queue: asyncio.Queue[Snapshot] = asyncio.Queue(maxsize=1)
+        self.queue: asyncio.Queue[Snapshot | None] = asyncio.Queue(maxsize=1)
         self.last: Snapshot = entry.snapshot
+        self.closed = hub.closed
 
     async def next(self, timeout: float) -> Snapshot | None:
-        """The next newer snapshot, or None when ``timeout`` seconds pass without one."""
+        """The next newer snapshot, or None when ``timeout`` seconds pass without one or
+        the hub closes (then :attr:`closed` is set)."""
         deadline = asyncio.get_running_loop().time() + timeout
-        while True:
+        while not self.closed:
             left = deadline - asyncio.get_running_loop().time()
             if left <= 0:
                 return None
@@ -166,9 +252,12 @@ class Watch:
                 snap = await asyncio.wait_for(self.queue.get(), left)
             except TimeoutError:
                 return None
-            if snap.version > self.last.version:
+            if snap is None or self._hub.closed:  # a late publish may have replaced None
+                self.closed = True
+            elif snap.version > self.last.version:
                 self.last = snap
                 return snap
+        return None
 
     def close(self) -> None:
         self._hub._unwatch(self._entry, self.queue)

@@ -3,11 +3,21 @@
 :func:`start` runs it in a thread beside whatever the process does (the way a live table
 will run it next to its loop); :func:`serve_forever` is ``companion web``. Both bind the
 socket first, so a port in use is one line at once, and print the address and the join
-code as text and as a QR code for the phones.
+code as text and as a QR code for the phones (flushed: stdout may be a file or a pipe).
+
+The server holds against a stranger on the network with limits uvicorn lacks, in
+:class:`GuardedH11` (uvicorn's h11 protocol, selected with ``Config(http=...)``): the
+headers of a request must arrive within ``header_s`` of its first byte (or of the
+connection), its body within ``body_s``, and one address may keep ``per_address``
+connections open; more are closed at once. An idle keep-alive connection is closed after
+``idle_s`` (uvicorn's ``timeout_keep_alive``). At a stop the pages' streams end first
+(:class:`_Server`), so the server stops at once, without cancelling anything.
 """
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import logging
 import os
 import secrets
@@ -19,10 +29,12 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, ClassVar, Literal, TextIO, cast
 
+import h11
 import segno
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from companion.errors import CompanionError, ConfigError, InputError
 from companion.tables.settings import settings_from
@@ -131,16 +143,157 @@ class Running:
         self.thread.join(10)
 
 
+Waiting = Literal["headers", "body"] | None
+TIMED_OUT = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"connection: close\r\ncontent-length: 44\r\n\r\n"
+    b"request: the headers did not arrive in time\n"
+)
+
+
+class Addresses:
+    """The connections open from each address, for one server (its loop's thread only)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.open: collections.Counter[str] = collections.Counter()
+        self.refused = 0  # connections closed at once: their address had its share open
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's h11 protocol with a header and a body deadline and a per-address cap.
+
+    A connection is timed from its first byte (or from the connect) until its request's
+    headers are in, then until its body is; past ``header_s`` it gets a one-line 408 and
+    is closed, past ``body_s`` it is closed (the handler reading it sees the page gone).
+    Nothing is timed while the answer is being written: an event stream lasts."""
+
+    addresses: ClassVar[Addresses]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._waiting: Waiting = None
+        self._address = ""
+        self._counted = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        book = self.addresses
+        self._address = self.client[0] if self.client else ""
+        if book.open[self._address] >= book.limits.per_address:
+            book.refused += 1
+            self.connections.discard(self)  # not counted against the phones, even briefly
+            transport.abort()
+            return
+        book.open[self._address] += 1
+        self._counted = True
+        self._wait_for("headers")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._wait_for(None)
+        if self._counted:
+            self._counted = False
+            self.addresses.open[self._address] -= 1
+            if self.addresses.open[self._address] <= 0:
+                del self.addresses.open[self._address]
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        state = self.conn.their_state
+        self._wait_for(
+            "headers" if state is h11.IDLE else "body" if state is h11.SEND_BODY else None
+        )
+
+    def _wait_for(self, waiting: Waiting) -> None:
+        """Start the deadline of what the connection now waits for (kept while it waits
+        for the same thing: a trickle of bytes does not push it back)."""
+        if waiting == self._waiting and (waiting is None or self._deadline is not None):
+            return
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        self._waiting = waiting
+        if waiting is not None and not self.transport.is_closing():
+            limits = self.addresses.limits
+            seconds = limits.header_s if waiting == "headers" else limits.body_s
+            self._deadline = self.loop.call_later(seconds, self._too_late)
+
+    def _too_late(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self._waiting == "headers" and self.conn.our_state is h11.IDLE:
+            self.transport.write(TIMED_OUT)
+        self.transport.close()
+
+
+def guarded_protocol(limits: Limits) -> type[GuardedH11]:
+    """The protocol class for one server: its own count of connections per address."""
+    return cast(
+        "type[GuardedH11]", type("GuardedH11", (GuardedH11,), {"addresses": Addresses(limits)})
+    )
+
+
+class QuietRepeats(logging.Filter):
+    """The same message again within ``every_s`` is counted, not printed: a flood of junk
+    requests (uvicorn says "Invalid HTTP request received." for each) is a line now and
+    then on the table's terminal, with how many were left out."""
+
+    def __init__(self, every_s: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.every_s = every_s
+        self.clock = clock
+        self._said: dict[str, tuple[float, int]] = {}  # message -> (when said, left out)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        when, left_out = self._said.get(text, (-self.every_s, 0))
+        now = self.clock()
+        if now - when < self.every_s:
+            self._said[text] = (when, left_out + 1)
+            return False
+        if len(self._said) > 256:
+            self._said.clear()
+        self._said[text] = (now, 0)
+        if left_out:
+            record.msg, record.args = f"{text} (and {left_out} more like it)", None
+        return True
+
+
+def quiet_uvicorn() -> None:
+    """uvicorn's per-request warnings, once per 10 s each (set once per process)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, QuietRepeats) for f in logger.filters):
+        logger.addFilter(QuietRepeats())
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, which ends the pages' event streams before it waits for them."""
+
+    def __init__(self, config: uvicorn.Config, site: Site) -> None:
+        super().__init__(config)
+        self.site = site
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.site.hub.close()
+        await super().shutdown(sockets)
+
+
 def _server(site: Site, limits: Limits) -> uvicorn.Server:
     config = uvicorn.Config(
         create_app(site),
+        http=guarded_protocol(limits),
         limit_concurrency=limits.connections,
+        timeout_keep_alive=max(1, round(limits.idle_s)),
         log_level="warning",
         server_header=False,
         lifespan="on",
         timeout_graceful_shutdown=2,
     )
-    return uvicorn.Server(config)
+    quiet_uvicorn()
+    return _Server(config, site)
 
 
 def start(
@@ -165,8 +318,9 @@ def announce(url: str, code: str, out: TextIO = sys.stdout) -> None:
     """The address and join code for the phones: text, a QR code, and the log."""
     joined = f"{url}?code={code}"
     print(f"companion web: open {url} on a phone (watch), join code {code} (change)", file=out)
-    print(f"Scan to join: {joined}", file=out)
+    print(f"Scan to join: {joined}", file=out, flush=True)
     segno.make(joined, error="m").terminal(out=out, compact=True, border=2)
+    out.flush()
     log.info("serving %s, join code %s", url, code)
 
 

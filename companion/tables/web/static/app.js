@@ -21,7 +21,7 @@ const WHY = {
   no_plants: "extinct: no plants",
 };
 
-const ui = { canChange: false, token: "lh", tool: "paint", first: null, land: null, photo: null, asking: null };
+const ui = { canChange: false, seats: {}, claimed: {}, token: "lh", tool: "paint", first: null, land: null, photo: null, asking: null };
 
 function colourOf(token) {
   if (token === "?") return "#ffe066";
@@ -71,18 +71,42 @@ function act(table, action) {
   });
 }
 
+// A seat at a live table (a player): claimed by this page, held by its cookie, so a reload
+// keeps it; seat null gives it back. The server refuses a seat another page holds.
+function claimSeat(table, seat) {
+  if (!ui.canChange) {
+    showError("code: claiming a seat needs the join code (Join, above)");
+    return Promise.resolve(null);
+  }
+  return post(`/api/tables/${table}/seat`, { seat }).then((snap) => {
+    if (snap) {
+      if (seat) ui.seats[table] = seat; else delete ui.seats[table];
+      draw(snap);
+    }
+    return snap;
+  });
+}
+
 const streams = {};
+let stopped = false;
 function watch(table) {
   const old = streams[table];
-  if (old && old.readyState !== EventSource.CLOSED) return;
+  if (stopped || (old && old.readyState !== EventSource.CLOSED)) return;
   const source = new EventSource(`/api/tables/${table}/events`);
   streams[table] = source;
   source.addEventListener("state", (event) => draw(JSON.parse(event.data)));
+  source.addEventListener("stopped", () => {
+    stopped = true;
+    Object.values(streams).forEach((s) => s.close());
+    $("live").textContent = "the table stopped";
+    $("live").className = "live off";
+  });
   source.onopen = () => setLive();
   source.onerror = () => setLive();
 }
 
 function setLive() {
+  if (stopped) return;
   const open = Object.values(streams).every((s) => s.readyState === EventSource.OPEN);
   $("live").textContent = open ? "live" : "reconnecting";
   $("live").className = open ? "live on" : "live off";
@@ -97,6 +121,7 @@ const versions = {};
 function draw(snap) {
   if ((versions[snap.table] || 0) > snap.version) return;
   versions[snap.table] = snap.version;
+  ui.claimed[snap.table] = snap.claimed || [];
   if (snap.table === "land") drawLandTab(snap.state);
   if (snap.table === "photo") drawPhotoTab(snap.state);
   const live = (window.LIVE || {})[snap.table];
@@ -450,6 +475,7 @@ function showTab() {
 async function start() {
   const me = await (await fetch("/api/me")).json();
   ui.canChange = me.can_change;
+  ui.seats = me.seats || {};
   $("who").textContent = me.can_change ? "you can change the table" : "watching: changes need the join code";
   $("join-words").textContent = me.can_change
     ? "Another phone scans this to join (it carries the join code)."

@@ -2,7 +2,7 @@
 // robot's hand, the round's cards tapped in, or chosen secretly on each player's phone.
 "use strict";
 
-const getbit = { state: null, picks: {}, me: localStorage.getItem("getbit-me") || "" };
+const getbit = { state: null, picks: {} };
 
 (window.LIVE || (window.LIVE = {})).getbit = {
   title: "Get Bit!",
@@ -13,7 +13,8 @@ const getbit = { state: null, picks: {}, me: localStorage.getItem("getbit-me") |
     });
     $("getbit-clear").addEventListener("click", () => { getbit.picks = {}; drawGetBit(); });
     $("getbit-undo").addEventListener("click", () => act("getbit", { type: "undo" }));
-    $("getbit-me").addEventListener("change", (e) => { getbit.me = e.target.value; localStorage.setItem("getbit-me", getbit.me); drawGetBit(); });
+    // Who holds this phone: a seat claimed on the Pi (app.js), only this page chooses for it.
+    $("getbit-me").addEventListener("change", (e) => claimSeat("getbit", e.target.value || null).then(() => drawGetBit()));
   },
 };
 
@@ -81,14 +82,22 @@ function drawGetBitEntry(s, byName) {
   if (s.over) return;
   if (s.secret) {
     const pick = $("getbit-me");
-    if (pick.options.length !== s.players.length + 1) {
-      pick.replaceChildren(el("option", { value: "" }, "I am…"));
-      for (const p of s.players) pick.append(el("option", { value: p }, p));
+    const me = ui.seats.getbit || "";
+    const taken = new Set((ui.claimed.getbit || []).filter((p) => p !== me));
+    const shown = JSON.stringify([me, [...taken], s.players]);
+    if (pick.dataset.shown !== shown) { // redrawn only when it changes: an open list stays open
+      pick.dataset.shown = shown;
+      pick.replaceChildren(el("option", { value: "" }, me ? "I am nobody (give the seat back)" : "I am…"));
+      for (const p of s.players) {
+        const option = el("option", { value: p }, taken.has(p) ? `${p} (another phone)` : me === p ? `I am ${p}` : p);
+        option.disabled = taken.has(p);
+        pick.append(option);
+      }
     }
-    pick.value = getbit.me;
+    pick.value = me;
     for (const robot of s.order) {
       const r = byName[robot];
-      if (r.player !== getbit.me) continue;
+      if (!me || r.player !== me) continue;
       box.append(el("p", {}, r.chosen ? `${robot}: chosen (tap another card to change)` : `${robot}: choose a card, hidden from the others`));
       box.append(cardButtons(robot, r, s.hand_size, null, (c) => act("getbit", { type: "choose", robot, card: c })));
     }
