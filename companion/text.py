@@ -100,7 +100,7 @@ def whole_number(text: object, where: str, *, low: int, high: int) -> int:
     negative) only, at most :data:`NUMBER_DIGITS` digits; else one InputError."""
     given = clean(text, where, limit=NUMBER_DIGITS + 40).strip()
     digits = given[1:] if given.startswith("-") and low < 0 else given
-    if not digits or not digits.isascii() or not digits.isdigit():
+    if not is_digits(digits):
         raise InputError(where, f"expected a whole number (digits 0-9), got {shown(given)}")
     if len(digits) > NUMBER_DIGITS:
         raise InputError(where, f"a number of {len(digits)} digits is too big")
@@ -108,3 +108,18 @@ def whole_number(text: object, where: str, *, low: int, high: int) -> int:
     if not low <= number <= high:
         raise InputError(where, f"must be from {low} to {high}, got {number}")
     return number
+
+
+def is_digits(word: str) -> bool:
+    """Whether ``word`` is digits as a typed number is: ASCII 0-9 only, at least one
+    (``str.isdigit`` also takes ``²`` and ``٣``, which ``int`` refuses or misreads)."""
+    return bool(word) and word.isascii() and word.isdigit()
+
+
+def number_or_none(text: str, *, low: int, high: int) -> int | None:
+    """The typed whole number in ``[low, high]`` (as :func:`whole_number` reads it), or
+    None when the word is not one: for a key or a word that may be a number or a command."""
+    try:
+        return whole_number(text, "typed", low=low, high=high)
+    except InputError:
+        return None
