@@ -98,7 +98,9 @@ def name_key(value: str) -> str:
 def whole_number(text: object, where: str, *, low: int, high: int) -> int:
     """A typed whole number in ``[low, high]``: ASCII digits (and ``-`` when ``low`` is
     negative) only, at most :data:`NUMBER_DIGITS` digits; else one InputError."""
-    given = clean(text, where, limit=NUMBER_DIGITS + 40).strip()
+    if isinstance(text, str) and len(text) > NUMBER_DIGITS + 40:
+        raise InputError(where, f"too long for a number ({len(text)} characters)")
+    given = clean(text, where).strip()
     digits = given[1:] if given.startswith("-") and low < 0 else given
     if not is_digits(digits):
         raise InputError(where, f"expected a whole number (digits 0-9), got {shown(given)}")
