@@ -300,3 +300,18 @@ def test_getbit_secret_refuses_a_superscript_two_in_one_line(run_cli: Any, tmp_p
     assert status == 0 and "Traceback" not in err
     assert out.count("ann-1 cannot play that card: choose again") == 2
     assert "ann, ann-2's card (hidden):" in out  # the 1 after them was taken
+
+
+@pytest.mark.parametrize("listen", ["²", "0.0.0.0:８０８０", "80٣"])
+def test_web_port_in_other_digits_is_one_line_not_a_traceback(listen: str) -> None:
+    from companion.tables.web import parse_listen
+
+    with pytest.raises(InputError, match="a port number up to 65535"):
+        parse_listen(listen)
+
+
+def test_reader_baud_in_other_digits_is_one_line_not_a_traceback() -> None:
+    from companion.tags.specs import open_reader
+
+    with pytest.raises(InputError, match="is not a baud rate"):
+        open_reader("serial:/dev/null@9600²", io.StringIO())

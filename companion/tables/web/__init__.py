@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from companion import text as gate
 from companion.errors import CompanionError, InputError
 
 DEFAULT_HOST, DEFAULT_PORT = "0.0.0.0", 8080
@@ -52,9 +53,10 @@ def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
     if not sep:
         host, port = DEFAULT_HOST, text
     host = host.strip("[]") or DEFAULT_HOST
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
+    number = gate.number_or_none(port, low=0, high=65535)
+    if number is None:
         raise InputError(where, f"{text!r}: write [HOST:]PORT, a port number up to 65535")
-    return host, int(port)
+    return host, number
 
 
 def check_web(listen: str | None) -> None:
