@@ -74,6 +74,23 @@ def clean(value: object, where: str, *, limit: int = TEXT_LIMIT) -> str:
     return value
 
 
+def clean_tree(value: object, where: str = "", *, limit: int = 1_000_000) -> None:
+    """Every string in parsed JSON (keys and values, at any depth) through :func:`clean`,
+    naming the first refused one by its path: for a reader that takes a whole document
+    in at once (``files.read_json`` may call it once for all its callers)."""
+    stack: list[tuple[object, str]] = [(value, where)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            clean(item, path or "top level", limit=limit)
+        elif isinstance(item, dict):
+            for key, member in item.items():
+                clean(key, path or "top level", limit=limit)
+                stack.append((member, f"{path}.{key}" if path else str(key)))
+        elif isinstance(item, list):
+            stack.extend((member, f"{path}[{i}]") for i, member in enumerate(item))
+
+
 def name(value: object, where: str, *, limit: int = NAME_LIMIT) -> str:
     """A player's or seat's name in its one form: trimmed, single spaces, NFC, 1 to
     ``limit`` printable characters. Case is kept; compare names with :func:`name_key`."""
