@@ -325,3 +325,12 @@ def test_clean_tree_names_the_first_refused_string_by_its_path() -> None:
     with pytest.raises(InputError, match=r"^deal: .*not valid UTF-8"):
         gate.clean_tree({"deal": {"\udcff": 1}})
     gate.clean_tree({"players": ["<b>", "名前"], "deep": [[[[{"x": "y"}]]]]})
+
+
+def test_a_food_chain_sheet_with_a_lone_surrogate_player_is_one_input_error() -> None:
+    """The page's score sheet and ``foodchain score`` read players through data.mapping."""
+    from companion.games.foodchain import sheet_from_dict
+
+    sheet = json.loads('{"players": {"ann": {"eaten": [3]}, "\\ud800": {"eaten": [2]}}}')
+    with pytest.raises(InputError, match=r"^players: .*not valid UTF-8"):
+        sheet_from_dict(sheet, None)
