@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from companion import text as gate
 from companion.errors import ConfigError, InputError
 
 E = TypeVar("E")
@@ -82,9 +83,12 @@ def obj(
 
 
 def mapping(value: object, path: str) -> dict[str, Any]:
-    """An object with free keys (player names and the like)."""
+    """An object with free keys (player names and the like): each key outside text, so
+    checked by the gate (:func:`companion.text.clean`)."""
     if not isinstance(value, Mapping):
         raise fail(path, f"expected an object, got {_kind(value)}")
+    for key in value:
+        gate.clean(key, where(path))
     return dict(value)
 
 
@@ -152,17 +156,26 @@ def boolean(value: object, path: str) -> bool:
     return value
 
 
+PERSONS = ("player", "robot", "seat")  # what names a person at the table: a name's form
+
+
 def name(value: object, path: str, what: str = "name") -> str:
-    """A non-empty string naming a player, robot or section."""
+    """A non-empty string naming a player, robot, file or section, through the gate for
+    outside text: a player's, robot's or seat's name in the form of a name
+    (:func:`companion.text.name`: trimmed, NFC, 1 to 24 printable characters), anything
+    else checked as text (:func:`companion.text.clean`: valid Unicode, no controls)."""
     if not isinstance(value, str) or not value:
         raise fail(path, f"expected a non-empty {what} string, got {_kind(value)}")
-    return value
+    if what in PERSONS:
+        return gate.name(value, where(path))
+    return gate.clean(value, where(path))
 
 
 def choice(value: object, path: str, options: Mapping[str, E], what: str) -> E:
     """One of a fixed vocabulary (card names, modes), with the vocabulary in the error."""
     if not isinstance(value, str):
         raise fail(path, f"expected a {what} name, got {_kind(value)}")
+    gate.clean(value, where(path))
     try:
         return options[value]
     except KeyError:

@@ -64,12 +64,13 @@ def _layer(module: str) -> str:
     return parts[1]
 
 
-FOUNDATION = {"errors", "data", "files", "figures", "svg"}
+FOUNDATION = {"errors", "text", "data", "files", "figures", "svg"}
 # Which layers each layer may import (besides itself and the standard library).
 ALLOWED: dict[str, set[str]] = {
     "firmware_bridge": set(),
     "errors": set(),
-    "data": {"errors"},
+    "text": {"errors"},
+    "data": {"errors", "text"},
     "files": {"errors", "data"},
     "figures": set(),
     "svg": set(),

@@ -31,7 +31,7 @@ from companion.errors import InputError  # noqa: E402
 from companion.games.getbit import Setup  # noqa: E402
 from companion.tables.getbit.session import open_getbit_table  # noqa: E402
 from companion.tables.getbit.web import GetBitWebTable  # noqa: E402
-from companion.tables.web import parse_listen, whole_number  # noqa: E402
+from companion.tables.web import parse_listen  # noqa: E402
 from companion.tables.web.app import Limits, Site, Throttle, create_app, json_depth  # noqa: E402
 from companion.tables.web.serve import (  # noqa: E402
     GuardedH11,
@@ -41,6 +41,7 @@ from companion.tables.web.serve import (  # noqa: E402
     build_site,
     start,
 )
+from companion.text import number_or_none  # noqa: E402
 
 ORIGIN = {"origin": "http://testserver"}
 HANG_S = 20.0  # only a hang takes this long, even on a loaded 2-core machine
@@ -455,7 +456,9 @@ def test_numbers_in_paths_and_queries_are_ascii_digits_only() -> None:
     """Issue 23: ``round-².svg`` and ``k=²`` answered 500 (``"²".isdigit()`` is True)."""
     from companion.tables.chomp.web import ChompWebTable
 
-    assert [whole_number(t) for t in ("7", "²", "٣", "", "-1", "1" * 10)] == [7] + [None] * 5
+    given = ("7", "²", "٣", "", "-1", "1" * 10)
+    numbers = [number_or_none(t, low=0, high=10**9 - 1) for t in given]
+    assert numbers == [7] + [None] * 5
     with pytest.raises(InputError, match=r"^file: 'round-².svg': ask for round-N.svg$"):
         ChompWebTable.file(cast(Any, None), "round-².svg")
     with pytest.raises(InputError, match="a port number"):

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.options import add_history_options, add_web_option
+from companion.commands.options import (
+    add_history_options,
+    add_web_option,
+    checked_name,
+    checked_names,
+)
 from companion.tables.chips.app import ChipsOptions, run
 
 DESCRIPTION = (
@@ -90,8 +95,8 @@ def run_chips(args: argparse.Namespace) -> int:
     tolerant_stdin()
     return run(
         ChipsOptions(
-            args.players,
-            args.first,
+            checked_names(args.players, "--players"),
+            checked_name(args.first, "--first"),
             args.top,
             args.config,
             args.pin_factory,

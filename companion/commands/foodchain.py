@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.options import add_history_options
+from companion.commands.options import (
+    add_history_options,
+    checked_name,
+    checked_names,
+    checked_pairs,
+)
 from companion.tables.foodchain.app import FoodChainOptions, run
 from companion.tables.foodchain.score import ScoreOptions, run_catalog_check, run_score
 
@@ -83,8 +88,8 @@ def _score(args: argparse.Namespace) -> int:
             args.optional,
             args.seed,
             args.catalog,
-            args.players,
-            args.colours,
+            checked_names(args.players, "--players"),
+            checked_pairs(args.colours, "--colours"),
             args.db,
             not args.no_history,
         )
@@ -95,4 +100,5 @@ def _play(args: argparse.Namespace) -> int:
     from companion.files import tolerant_stdin
 
     tolerant_stdin()
-    return run(FoodChainOptions(args.catalog, args.players, args.first))
+    players, first = checked_names(args.players, "--players"), checked_name(args.first, "--first")
+    return run(FoodChainOptions(args.catalog, players, first))

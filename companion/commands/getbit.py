@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.options import add_history_options, add_web_option
+from companion.commands.options import (
+    add_history_options,
+    add_web_option,
+    checked_names,
+    checked_pairs,
+)
 from companion.errors import InputError
 
 
@@ -177,8 +182,8 @@ def run_play(args: argparse.Namespace) -> int:
 
     return run(
         GetBitOptions(
-            players=args.players,
-            robots=args.robots,
+            players=checked_names(args.players, "--players"),
+            robots=checked_pairs(args.robots, "--robots"),
             line=args.line,
             seed=args.seed,
             longer_games=args.longer_games,
@@ -193,8 +198,8 @@ def run_play(args: argparse.Namespace) -> int:
             web=args.web,
             tags=args.tags,
             readers=tuple(args.reader or ()),
-            reader_seats=args.reader_seats,
-            colours=args.colours,
+            reader_seats=checked_names(args.reader_seats, "--reader-seats"),
+            colours=checked_pairs(args.colours, "--colours"),
             db=args.db,
             history=not args.no_history,
         )

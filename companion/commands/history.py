@@ -104,6 +104,7 @@ def _database_errors(
     status 2: SQLite rolls the transaction back, so every game stored before is whole."""
 
     def guarded(args: argparse.Namespace) -> int:
+        _check_names(args)
         try:
             return handler(args)
         except sqlite3.Error as exc:
@@ -113,6 +114,18 @@ def _database_errors(
             ) from None
 
     return guarded
+
+
+def _check_names(args: argparse.Namespace) -> None:
+    """The names on the command line through the text gate: a new alias in a name's form,
+    a name looked up only as valid text (so a name stored before stays reachable)."""
+    from companion import text as gate
+
+    for option in ("player", "name"):
+        if getattr(args, option, None) is not None:
+            setattr(args, option, gate.clean(getattr(args, option), option.upper()))
+    if getattr(args, "alias", None) is not None:
+        args.alias = gate.name(args.alias, "ALIAS")
 
 
 def _open(args: argparse.Namespace) -> sqlite3.Connection:

@@ -1,4 +1,5 @@
-"""Options shared by several commands: the table's web page and the games history.
+"""Options shared by several commands: the table's web page and the games history, and
+the names a command takes on its command line, checked by the text gate (companion.text).
 
 Argparse only, and light: a command's module imports this at once, so nothing here may
 pull in a web server or a database.
@@ -7,6 +8,8 @@ pull in a web server or a database.
 from __future__ import annotations
 
 import argparse
+
+from companion import text as gate
 
 
 def add_web_option(parser: argparse.ArgumentParser, default: str | None = None) -> None:
@@ -32,3 +35,37 @@ def add_history_options(parser: argparse.ArgumentParser, default: object = None)
         default=False if default is None else default,
         help="do not record the finished game in the history",
     )
+
+
+def checked_names(value: str | None, option: str) -> str | None:
+    """``A,B,C`` from argv with every name through the text gate (companion.text.name),
+    written back in their one form (trimmed, NFC). Argv bytes that are not UTF-8 arrive
+    as lone surrogates: refused here in one line, before any table, journal or page sees
+    them. Blank items are left for the table to count, as before."""
+    if value is None:
+        return None
+    items = [item for item in value.split(",") if item.strip()]
+    if not items:
+        return value
+    return ",".join(gate.name(item, option) for item in items)
+
+
+def checked_name(value: str | None, option: str) -> str | None:
+    """One name from argv (``--first NAME``, ``PLAYER``) through the text gate."""
+    return None if value is None else gate.name(value, option)
+
+
+def checked_pairs(value: str | None, option: str) -> str | None:
+    """``ROBOT=PLAYER,...`` or ``PLAYER=COLOUR,...`` from argv: each side of each pair a
+    name through the text gate; an item without ``=`` is only checked as text and left
+    for the table's own message."""
+    if value is None:
+        return None
+    items = []
+    for item in value.split(","):
+        left, eq, right = item.partition("=")
+        if eq and left.strip() and right.strip():
+            items.append(f"{gate.name(left, option)}={gate.name(right, option)}")
+        else:
+            items.append(gate.clean(item, option))
+    return ",".join(items)

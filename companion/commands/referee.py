@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.options import add_history_options, add_web_option
+from companion.commands.options import (
+    add_history_options,
+    add_web_option,
+    checked_names,
+)
 from companion.games.chomp import END_NAMES, MODE_NAMES, Mode, TwoPlayerEnd
 from companion.tables.chomp import app  # light: the table's modules load when it runs
 
@@ -116,8 +120,8 @@ def run_demo(args: argparse.Namespace) -> int:
     tolerant_stdin()
     return app.run_demo(
         app.DemoOptions(
-            players=args.players,
-            bots=args.bots,
+            players=checked_names(args.players, "--players"),
+            bots=checked_names(args.bots, "--bots"),
             mode=Mode(args.mode),
             two_player_end=TwoPlayerEnd(args.two_player_end),
             seed=args.seed,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from companion import data
+from companion import text as gate
 
 # Physical header pin (BOARD numbering, 40-pin J8) -> BCM GPIO number.
 BOARD_TO_BCM: dict[int, int] = {
@@ -55,8 +56,9 @@ PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "pigpio", "native", "mock")
 
 
 def _digits(text: str) -> bool:
-    """ASCII digits only: str.isdigit() also accepts '²', which int() refuses."""
-    return text.isascii() and text.isdigit()
+    """ASCII digits only, as the text gate reads them: str.isdigit() also accepts '²',
+    which int() refuses."""
+    return gate.is_digits(text)
 
 
 def parse_pin(value: object, path: str) -> int:

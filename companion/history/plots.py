@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Sequence
-from xml.sax.saxutils import quoteattr
 
 from companion import svg
 from companion.errors import InputError
@@ -57,23 +56,42 @@ def reaction_svg(conn: sqlite3.Connection, players: Sequence[str] = ()) -> str:
         figures = spread(vs)
         if figures is not None:
             top, foot = y(figures["p90"]), y(figures["p10"])
-            body.append(
-                f'<rect class="spread" x="{centre - column * 0.3:.1f}" y="{top:.1f}"'
-                f' width="{column * 0.6:.1f}" height="{max(foot - top, 1):.1f}"'
-                f' fill={quoteattr(colour)} fill-opacity="0.2" stroke={quoteattr(colour)}/>'
-            )
+            spread_bar: dict[str, svg.Value] = {
+                "class": "spread",
+                "x": centre - column * 0.3,
+                "y": top,
+                "width": column * 0.6,
+                "height": float(max(foot - top, 1)),
+                "fill": colour,
+                "fill-opacity": "0.2",
+                "stroke": colour,
+            }
+            body.append(svg.element("rect", spread_bar))
             mid = y(figures["median"])
             body.append(
-                f'<line class="median" x1="{centre - column * 0.3:.1f}" y1="{mid:.1f}"'
-                f' x2="{centre + column * 0.3:.1f}" y2="{mid:.1f}" stroke="black"'
-                ' stroke-width="2"/>'
+                svg.element(
+                    "line",
+                    {
+                        "class": "median",
+                        "x1": centre - column * 0.3,
+                        "y1": mid,
+                        "x2": centre + column * 0.3,
+                        "y2": mid,
+                        "stroke": "black",
+                        "stroke-width": "2",
+                    },
+                )
             )
         for v in vs:
             dx = rng.uniform(-column * 0.25, column * 0.25)
-            body.append(
-                f'<circle class="slap" cx="{centre + dx:.1f}" cy="{y(v):.1f}" r="2.5"'
-                f' fill={quoteattr(colour)} fill-opacity="0.6"/>'
-            )
+            slap: dict[str, svg.Value] = {
+                "class": "slap",
+                "cx": centre + dx,
+                "cy": y(v),
+                "r": "2.5",
+                "fill": colour,
+            }
+            body.append(svg.element("circle", {**slap, "fill-opacity": "0.6"}))
         body.append(svg.text(centre, bottom + 16, f"{name} ({len(vs)})"))
     return svg.document("CHOMP! reaction time after the reveal", body)
 
@@ -110,19 +128,21 @@ def form_svg(conn: sqlite3.Connection, player: str, kind: str | None = None, las
         x, y = at(i, value)
         colour = svg.COLOURS[kinds.index(game_kind) % len(svg.COLOURS)]
         body.append(
-            f'<circle class="game" cx="{x:.1f}" cy="{y:.1f}" r="4" fill={quoteattr(colour)}/>'
+            svg.element("circle", {"class": "game", "cx": x, "cy": y, "r": "4", "fill": colour})
         )
         recent = beaten[max(0, i + 1 - last) : i + 1]
         points.append("{:.1f},{:.1f}".format(*at(i, sum(recent) / len(recent))))
-    body.append(
-        f'<polyline class="form" points="{" ".join(points)}" fill="none"'
-        ' stroke="black" stroke-width="1.5"/>'
-    )
+    form_line = {"class": "form", "points": " ".join(points), "fill": "none", "stroke": "black"}
+    body.append(svg.element("polyline", {**form_line, "stroke-width": "1.5"}))
     for j, k in enumerate(kinds):
-        colour = quoteattr(svg.COLOURS[j % len(svg.COLOURS)])
-        body.append(
-            f'<circle cx="{svg.LEFT + 10 + 110 * j}" cy="{svg.TOP - 4}" r="4" fill={colour}/>'
-        )
+        colour = svg.COLOURS[j % len(svg.COLOURS)]
+        key: dict[str, svg.Value] = {
+            "cx": svg.LEFT + 10 + 110 * j,
+            "cy": svg.TOP - 4,
+            "r": "4",
+            "fill": colour,
+        }
+        body.append(svg.element("circle", key))
         body.append(svg.text(svg.LEFT + 18 + 110 * j, svg.TOP, k, "start"))
     return svg.document(f"{player}'s form (line: average of the last {last})", body)
 
@@ -156,15 +176,19 @@ def counts_svg(conn: sqlite3.Connection, game_id: int) -> str:
     for n in range(0, len(rounds) + 1, every):
         body.append(svg.text(at(n, low)[0], svg.HEIGHT - svg.BOTTOM + 16, str(n)))
     for i, name in enumerate(names):
-        colour = quoteattr(svg.COLOURS[i % len(svg.COLOURS)])
+        colour = svg.COLOURS[i % len(svg.COLOURS)]
         pts = [at(n, v) for n, v in enumerate(series[name])]
-        body.append(
-            f'<polyline class="player" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"'
-            f' fill="none" stroke={colour} stroke-width="2"/>'
-        )
+        points = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+        player_line = {"class": "player", "points": points, "fill": "none", "stroke": colour}
+        body.append(svg.element("polyline", {**player_line, "stroke-width": "2"}))
         for x, y in pts[1:]:
-            body.append(f'<circle class="count" cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill={colour}/>')
-        body.append(
-            svg.text(svg.LEFT + 10 + 100 * i, svg.TOP - 2, name, "start", f" fill={colour}")
-        )
+            count: dict[str, svg.Value] = {
+                "class": "count",
+                "cx": x,
+                "cy": y,
+                "r": "2.5",
+                "fill": colour,
+            }
+            body.append(svg.element("circle", count))
+        body.append(svg.text(svg.LEFT + 10 + 100 * i, svg.TOP - 2, name, "start", {"fill": colour}))
     return svg.document(f"Game #{game_id}: {label} round by round", body)

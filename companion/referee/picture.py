@@ -15,7 +15,6 @@ Every mark has a class (``press``, ``winner``, ``tie``, ``bad``, ``ignored``, ``
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from xml.sax.saxutils import quoteattr
 
 from companion import svg
 from companion.games.chomp.text import headline
@@ -59,22 +58,64 @@ def _span(presses: Sequence[PressRow], window_from: int | None, window_us: int) 
     return low - pad, high + pad
 
 
-def _mark(kind: str, x: float, y: float, press: PressRow) -> str:
-    colour = quoteattr(MARK_COLOUR[kind])
-    title = f"<title>{press.player} {press.t_us:+d} us: {press.status} [{press.source}]</title>"
+def _mark(kind: str, x: float, y: float, press: PressRow) -> svg.Element:
+    colour = MARK_COLOUR[kind]
+    title = svg.title(f"{press.player} {press.t_us:+d} us: {press.status} [{press.source}]")
     if kind == "bad":
-        return (
-            f'<g class="bad">{title}'
-            f'<line x1="{x - 6:.1f}" y1="{y - 6:.1f}" x2="{x + 6:.1f}" y2="{y + 6:.1f}"'
-            f' stroke={colour} stroke-width="3"/>'
-            f'<line x1="{x - 6:.1f}" y1="{y + 6:.1f}" x2="{x + 6:.1f}" y2="{y - 6:.1f}"'
-            f' stroke={colour} stroke-width="3"/></g>'
+        stroke = {"stroke": colour, "stroke-width": "3"}
+        return svg.element(
+            "g",
+            {"class": "bad"},
+            title,
+            svg.line(x - 6, y - 6, x + 6, y + 6, **stroke),
+            svg.line(x - 6, y + 6, x + 6, y - 6, **stroke),
         )
     fill = "white" if kind == "ignored" else MARK_COLOUR[kind]
-    return (
-        f'<circle class="{kind}" cx="{x:.1f}" cy="{y:.1f}" r="6" fill={quoteattr(fill)}'
-        f' stroke={colour} stroke-width="2">{title}</circle>'
+    return svg.element(
+        "circle",
+        {
+            "class": kind,
+            "cx": x,
+            "cy": y,
+            "r": "6",
+            "fill": fill,
+            "stroke": colour,
+            "stroke-width": "2",
+        },
+        title,
     )
+
+
+def _window(
+    x0: float, x1: float, top: int, bottom: int, window_us: int, near_right: bool
+) -> list[svg.Element]:
+    """The tie window shaded from the first valid slap, and its label beside it."""
+    window: dict[str, svg.Value] = {
+        "class": "window",
+        "x": x0,
+        "y": float(top),
+        "width": float(max(x1 - x0, 1)),
+        "height": float(bottom - top),
+        "fill": "#e6ab02",
+        "fill-opacity": "0.18",
+    }
+    label = f"tie window {window_us:,} us"
+    at_x, anchor = (x1 - 3, "end") if near_right else (x0 + 3, "start")
+    return [svg.element("rect", window), svg.text(at_x, top - 4, label, anchor)]
+
+
+def _reveal(zero: float, top: int, bottom: int) -> list[svg.Element]:
+    """The dashed line at the reveal, and its label."""
+    dashed: dict[str, svg.Value] = {
+        "class": "reveal",
+        "x1": zero,
+        "y1": float(top - 10),
+        "x2": zero,
+        "y2": float(bottom),
+        "stroke": "black",
+        "stroke-dasharray": "4 3",
+    }
+    return [svg.element("line", dashed), svg.text(zero, top - 14, "reveal")]
 
 
 def round_svg(audited: AuditedRound, sources: Sequence[Mapping[str, object]] = ()) -> str:
@@ -90,32 +131,19 @@ def round_svg(audited: AuditedRound, sources: Sequence[Mapping[str, object]] = (
     def x_of(t_us: int) -> float:
         return left + (t_us - low) / (high - low) * (right - left)
 
-    body: list[str] = []
+    body: list[svg.Element] = []
     if window_from is not None:
         x0, x1 = x_of(window_from), x_of(window_from + audited.tie_window_us)
-        body.append(
-            f'<rect class="window" x="{x0:.1f}" y="{top:.1f}" width="{max(x1 - x0, 1):.1f}"'
-            f' height="{bottom - top:.1f}" fill="#e6ab02" fill-opacity="0.18"/>'
-        )
-        label = f"tie window {audited.tie_window_us:,} us"
-        near_right = x0 > (left + right) / 2
-        body.append(
-            svg.text(
-                x1 - 3 if near_right else x0 + 3, top - 4, label, "end" if near_right else "start"
-            )
+        body += _window(
+            x0, x1, top, bottom, audited.tie_window_us, near_right=x0 > (left + right) / 2
         )
     if low <= 0 <= high:
-        zero = x_of(0)
-        body.append(
-            f'<line class="reveal" x1="{zero:.1f}" y1="{top - 10:.1f}" x2="{zero:.1f}"'
-            f' y2="{bottom:.1f}" stroke="black" stroke-dasharray="4 3"/>'
-        )
-        body.append(svg.text(zero, top - 14, "reveal"))
+        body += _reveal(x_of(0), top, bottom)
     else:
         body.append(
             svg.text(left, bottom + 30, f"<- the reveal was {low / 1000:,.1f} ms earlier", "start")
         )
-    body.append(f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>')
+    body.append(svg.line(left, bottom, right, bottom, stroke="black"))
     _, _, ticks = svg.nice_scale(low, high)
     for t in ticks:
         if low <= t <= high:
@@ -124,7 +152,7 @@ def round_svg(audited: AuditedRound, sources: Sequence[Mapping[str, object]] = (
     for row, player in enumerate(players):
         y = top + ROW_HEIGHT * (row + 0.5)
         body.append(svg.text(left - 8, y + 4, player, "end"))
-        body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#eeeeee"/>')
+        body.append(svg.line(left, y, right, y, stroke="#eeeeee"))
         for press in (p for p in audited.presses if p.player == player):
             kind = _kind(press)
             body.append(_mark(kind, x_of(press.t_us), y, press))
@@ -134,7 +162,7 @@ def round_svg(audited: AuditedRound, sources: Sequence[Mapping[str, object]] = (
                         x_of(press.t_us),
                         y - 10,
                         f"first by {press.margin_us:,} us",
-                        extra=' class="lead" font-weight="bold"',
+                        attributes={"class": "lead", "font-weight": "bold"},
                     )
                 )
     clocks = "; ".join(
@@ -147,7 +175,7 @@ def round_svg(audited: AuditedRound, sources: Sequence[Mapping[str, object]] = (
             bottom + 64,
             "filled: a slap that counted · hollow: did not count · cross: bad chomp",
             "start",
-            ' fill="#555555"',
+            {"fill": "#555555"},
         )
     )
     title = f"Round {audited.n}: {headline(audited.verdict)}"

@@ -6,7 +6,10 @@ does); the loops, the curses set-up and the terminal's quirks are here once:
 * :func:`run_curses`: draw a frame, wait for a key (polling, so LEDs and timers redraw),
   name the key, hand it on, until the handler says to quit;
 * :func:`run_lines`: one command per line from a stream, dispatched by its first word;
-* :func:`serve_face`: the curses face when standard input is a terminal, else the lines.
+* :func:`serve_face`: the curses face when standard input is a terminal, else the lines;
+* :func:`typed_words`: a typed line through the text gate (companion.text) into words: a
+  line holding undecodable bytes (lone surrogates), controls or bidi overrides is refused
+  in one line and the table goes on, before any name in it reaches a page or the history.
 """
 
 from __future__ import annotations
@@ -17,10 +20,15 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, TextIO
 
+from companion import text as gate
+from companion.errors import InputError
+
 GREEN, YELLOW, RED = 1, 2, 3  # colour pairs every screen uses
 QUIT_WORDS = ("quit", "exit", "q")
 ANSWERED_WHOLE = ("help", "?", "status", "s")  # their reply is the answer: no prompt after
 ENTER_KEYS = ("\n", "\r", "KEY_ENTER")
+LINE_LIMIT = 1000  # characters in a typed line: a command and a few names
+TYPED = "typed line"
 
 Frame = Callable[[Any], None]  # draws one frame on a curses window
 KeyHandler = Callable[[str], bool]  # a key's name; False ends the loop
@@ -80,6 +88,13 @@ def say(out: TextIO, *lines: str) -> None:
     print("\n".join(lines), file=out, flush=True)
 
 
+def typed_words(line: str) -> list[str]:
+    """A typed line's words, through the text gate: tabs count as spaces and the line's
+    end is dropped; anything else :func:`companion.text.clean` refuses is an InputError
+    naming the typed line."""
+    return gate.clean(line.rstrip("\r\n").replace("\t", " "), TYPED, limit=LINE_LIMIT).split()
+
+
 def run_lines(
     stream: Iterable[str],
     out: TextIO,
@@ -90,7 +105,11 @@ def run_lines(
     quit word or the end of the input. ``unknown`` gets the other lines (command, words);
     without it they are answered with the list of commands."""
     for line in stream:
-        words = line.split()
+        try:
+            words = typed_words(line)
+        except InputError as exc:
+            say(out, f"refused: {exc}")
+            continue
         if not words:
             continue
         command = words[0].lower()
@@ -135,6 +154,11 @@ def answer_lines(
     comes next, until ``command`` answers None (quit). ``guard`` is held over each line
     when the phones' page changes the same table."""
     for line in lines:
+        try:
+            typed_words(line)
+        except InputError as exc:
+            print(f"refused: {exc}", file=out, flush=True)
+            continue
         with guard or contextlib.nullcontext():
             if echo and line.strip():
                 print(f"> {line.strip()}", file=out)

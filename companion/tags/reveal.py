@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
+from companion import text as gate
 from companion.errors import InputError
 from companion.games.chomp import CARD_NAMES, Hand
 from companion.tags.readers import ReaderPool, TagRead, TagReader
@@ -343,8 +344,9 @@ class GetBitTagReveal(TagReveal[dict[str, int]]):
         """``red-3``, or just ``3`` for a robot whose colour is known."""
         if word in CARDS[GETBIT]:
             return word
-        if word.isdigit() and seat in self.colours and 1 <= int(word) <= GETBIT_HIGHEST:
-            return getbit_card(self.colours[seat], int(word))
+        number = gate.number_or_none(word, low=1, high=GETBIT_HIGHEST)
+        if number is not None and seat in self.colours:
+            return getbit_card(self.colours[seat], number)
         return None
 
 

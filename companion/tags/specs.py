@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from companion import text as gate
 from companion.errors import InputError
 from companion.tags.pn532 import DEFAULT_BAUD, Pn532Reader
 from companion.tags.readers import (
@@ -34,9 +35,10 @@ def _port_and_baud(spec: str, rest: str, default: int, where: str) -> tuple[str,
         raise InputError(where, f"{spec!r}: name the port, e.g. {spec.split(':')[0]}:/dev/ttyUSB0")
     if not baud:
         return port, default
-    if not baud.isdigit() or not 300 <= int(baud) <= 4_000_000:
+    rate = gate.number_or_none(baud, low=300, high=4_000_000)
+    if rate is None:
         raise InputError(where, f"{spec!r}: {baud!r} is not a baud rate")
-    return port, int(baud)
+    return port, rate
 
 
 def open_reader(spec: str, stdin: TextIO, index: int = 0, where: str = "--reader") -> TagReader:

@@ -21,7 +21,7 @@ from companion.files import make_room, read_json
 from companion.games.chips import ChipsTable, table_from_dict
 from companion.signals import Cue, Signal
 from companion.tables.chips.typed import HELP, execute
-from companion.tables.shell import table_command
+from companion.tables.shell import table_command, typed_words
 
 SAVE_FORMAT = "companion/chips-game/1"
 DEFAULT_SAVE = "chips-game.json"
@@ -182,7 +182,10 @@ class ChipsHelper:
             return self._command(line)
 
     def _command(self, line: str) -> str | None:
-        words = line.split()
+        try:
+            words = typed_words(line)  # the terminal and the page alike
+        except InputError as exc:
+            return f"no: {exc}"
         if not words:
             return ""
         common, reply = table_command(words, HELP, lambda: status_text(self.table), self.undo)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from companion import data
+from companion import text as gate
 from companion.errors import RuleError
 from companion.games.chips import ChipsStep, ChipsTable, EscapeCard, Kind
 
@@ -74,7 +75,7 @@ Commands (one per line; the number first for a discard):
 
 def check_name(name: str, where: str) -> str:
     """Player names must not read as commands or numbers at the prompt."""
-    if name.lower() in COMMAND_WORDS or name.isdigit() or name.isdecimal():
+    if name.lower() in COMMAND_WORDS or _digits(name):
         raise data.fail(where, f"{name!r} reads as a command: choose another name")
     return name
 
@@ -85,14 +86,16 @@ def _shown(word: str) -> str:
 
 
 def _digits(word: str) -> bool:
-    """ASCII digits only: ``"²".isdigit()`` is True but ``int("²")`` fails."""
-    return word.isascii() and word.isdecimal()
+    """Whether the prompt reads the word as a number (ASCII digits only, by the text
+    gate: ``"²".isdigit()`` is True but ``int("²")`` fails)."""
+    return gate.is_digits(word)
 
 
 def _number(word: str) -> int:
-    if not _digits(word) or len(word) > 1 or not 1 <= int(word) <= 9:
+    number = gate.number_or_none(word, low=1, high=9) if len(word) == 1 else None
+    if number is None:
         raise RuleError(f"cards show 1 to 9, not {_shown(word)}")
-    return int(word)
+    return number
 
 
 def _card(words: Sequence[str]) -> EscapeCard:

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from companion import text as gate
 from companion.errors import InputError
 from companion.games.chomp import Card
 from companion.games.chomp.text import headline
@@ -26,7 +27,6 @@ from companion.referee.daemon import Cards, StartRound
 from companion.referee.journal import JournalEntry, read_journal
 from companion.referee.picture import round_svg
 from companion.tables.chomp.session import ChompSession
-from companion.tables.web import whole_number
 from companion.tables.web.hub import Publisher
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class ChompWebTable:
     def file(self, path: str) -> tuple[bytes, str]:
         """``round-N.svg``: a past round's picture, for the page's list of rounds."""
         stem, dot, kind = path.partition(".")
-        number = whole_number(stem.removeprefix("round-"))
+        number = gate.number_or_none(stem.removeprefix("round-"), low=0, high=999_999_999)
         if not (stem.startswith("round-") and dot and kind == "svg" and number is not None):
             raise InputError("file", f"{path[:40]!r}: ask for round-N.svg")
         return self.picture(number).encode(), "image/svg+xml"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion import text as gate
 from companion.errors import InputError
 from companion.files import dump_json, read_json, source_name
 from companion.games.foodchain import (
@@ -58,23 +59,34 @@ def load_catalog(path: str) -> Catalog:
 
 def _entry(eaten: str, tokens: str) -> dict[str, Any]:
     """One player's sheet entry from the words typed: points or names | tokens."""
-    items: list[object] = [int(w) if w.isascii() and w.isdecimal() else w for w in eaten.split()]
+    items: list[object] = [
+        int(w) if gate.is_digits(w) and len(w) <= gate.NUMBER_DIGITS else w for w in eaten.split()
+    ]
     return {"eaten": items, "tokens": dict(Counter(tokens.split()))}
 
 
 def typed_sheet(lines: Iterable[str]) -> dict[str, Any]:
-    """``ann: 3 5 2 | red blue blue`` per line, to the JSON sheet's shape."""
+    """``ann: 3 5 2 | red blue blue`` per line, to the JSON sheet's shape; every line and
+    name through the text gate."""
+    try:
+        return _typed_sheet(lines)
+    except InputError as exc:
+        raise exc if exc.source else exc.in_source(TYPED) from None
+
+
+def _typed_sheet(lines: Iterable[str]) -> dict[str, Any]:
     players: dict[str, Any] = {}
-    for n, line in enumerate(lines, 1):
+    for n, typed in enumerate(lines, 1):
+        line = gate.clean(typed.rstrip("\r\n").replace("\t", " "), f"line {n}")
         if not line.strip():
             continue
         name, colon, rest = line.partition(":")
         eaten, bar, tokens = rest.partition("|")
-        name = name.strip()
-        if not colon or not bar or not name:
+        if not colon or not bar or not name.strip():
             raise InputError(
                 f"line {n}", "write a player per line: ann: 3 5 2 | red blue blue", TYPED
             )
+        name = gate.name(name, f"line {n}")
         if name in players:
             raise InputError(f"line {n}", f"{name!r} has a line already", TYPED)
         players[name] = _entry(eaten, tokens)
@@ -86,8 +98,8 @@ def asked_sheet(players: Sequence[str], ask: Callable[[str], str]) -> dict[str, 
     return {
         "players": {
             p: _entry(
-                ask(f"{p}: the sun points of the cards you ate (or their names): "),
-                ask(f"{p}: the tokens you hold (colours or player names): "),
+                gate.clean(ask(f"{p}: the sun points of the cards you ate (or their names): "), p),
+                gate.clean(ask(f"{p}: the tokens you hold (colours or player names): "), p),
             )
             for p in players
         }

@@ -13,11 +13,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from companion.errors import RuleError
+from companion.errors import InputError, RuleError
 from companion.games.foodchain import BackOff, Bonus, Eat, Hunt, Pass, Switch, score, winners
 from companion.games.foodchain.table import FoodChainTable
 from companion.games.foodchain.text import score_lines
-from companion.tables.shell import table_command
+from companion.tables.shell import table_command, typed_words
 
 CARD_ID = re.compile(r"[^\s:,'#]+#\d+")
 
@@ -107,7 +107,10 @@ class FoodChainHelper:
 
     def command(self, line: str) -> str | None:
         """One typed line; the reply (help and status: several lines), None to quit."""
-        words = line.split()
+        try:
+            words = typed_words(line)  # the terminal and the page alike
+        except InputError as exc:
+            return f"no: {exc}"
         if not words:
             return ""
         common, reply = table_command(words, HELP, lambda: status_text(self.table), self.undo)

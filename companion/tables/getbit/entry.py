@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from companion import text as gate
 from companion.games.getbit import GetBit, PlayError
 
 UNDO_KEYS = ("\x7f", "\b", "KEY_BACKSPACE")
@@ -56,9 +57,9 @@ class Entry:
                 self.typed.pop()
             return None
         robot = self.next_robot()
-        if robot is None or not (len(key) == 1 and key.isdigit()):
+        card = gate.number_or_none(key, low=0, high=9) if len(key) == 1 else None
+        if robot is None or card is None:
             return None
-        card = int(key)
         if card not in self.state.hands[robot]:
             if self.secret or self.state.setup.memory:
                 return f"{robot} cannot play that card: choose again"
@@ -100,12 +101,22 @@ def parse_cards(text: str, order: Sequence[str]) -> dict[str, int]:
         cards: dict[str, int] = {}
         for word in words:
             robot, _, card = word.partition("=")
-            if not robot or not card.isdigit():
+            number = gate.number_or_none(card, low=0, high=CARD_DIGITS_HIGH)
+            if not robot or number is None:
                 raise ValueError(f"not a card: {word!r} (write robot=card, e.g. ted=5)")
-            cards[robot] = int(card)
+            cards[robot] = number
         return cards
-    if len(words) == 1 and words[0].isdigit() and len(words[0]) == len(order):
+    if len(words) == 1 and len(words[0]) == len(order) and _all_digits(words[0]):
         words = list(words[0])
-    if len(words) != len(order) or not all(w.isdigit() for w in words):
+    numbers = [gate.number_or_none(w, low=0, high=CARD_DIGITS_HIGH) for w in words]
+    if len(words) != len(order) or None in numbers:
         raise ValueError(f"give {len(order)} cards, for {' '.join(order)} (e.g. 4 1 4 5)")
-    return {robot: int(w) for robot, w in zip(order, words, strict=True)}
+    return {robot: n for robot, n in zip(order, numbers, strict=True) if n is not None}
+
+
+CARD_DIGITS_HIGH = 10**6  # a typed card beyond any hand: the rules refuse it in one line
+
+
+def _all_digits(word: str) -> bool:
+    """Each character a card 0-9 (``4145``): ASCII only, so ``²`` is not a 2."""
+    return all(gate.number_or_none(c, low=0, high=9) is not None for c in word)

@@ -13,10 +13,11 @@ import textwrap
 import threading
 from typing import Any, TextIO
 
-from companion.errors import HardwareError
+from companion import text as gate
+from companion.errors import HardwareError, InputError
 from companion.games.getbit.text import next_lines, table_lines
 from companion.tables import shell
-from companion.tables.getbit.entry import parse_cards
+from companion.tables.getbit.entry import CARD_DIGITS_HIGH, parse_cards
 from companion.tables.getbit.table import GetBitTable
 from companion.tables.getbit.tags import TableEvent, TagLine
 
@@ -142,8 +143,13 @@ class _LineMode:
             self.say(f"round {state.rounds + 1} cards for {' '.join(order)}:")
 
     def line(self, text: str) -> bool:
-        """One line of input; False to quit."""
-        words = text.split()
+        """One line of input; False to quit. A line the text gate refuses is one line
+        said back, and the table goes on."""
+        try:
+            words = shell.typed_words(text)
+        except InputError as exc:
+            self.say(f"refused: {exc}")
+            return True
         if not words:
             return True
         command = words[0].lower()
@@ -201,10 +207,11 @@ class _LineMode:
             table.hardware.start_round()
         if table.secret:
             robot = order[len(self.secret_typed)]
-            if not command.isdigit() or int(command) not in state.hands[robot]:
+            card = gate.number_or_none(command, low=0, high=CARD_DIGITS_HIGH)
+            if card is None or card not in state.hands[robot]:
                 self.say(f"{robot} cannot play that card: choose again")
                 return
-            self.secret_typed[robot] = int(command)
+            self.secret_typed[robot] = card
             if len(self.secret_typed) < len(order):
                 return
             cards, self.secret_typed = self.secret_typed, {}

@@ -15,6 +15,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec, TypeVar
 
+from companion import text as gate
 from companion.games.getbit import PlayError, RoundResult
 from companion.games.getbit.text import round_lines
 from companion.tables.getbit.entry import Entry, entry_order, refusal_text
@@ -74,7 +75,8 @@ class GetBitTable:
         """A card key or Backspace for the entry under way."""
         if self.session.state.over:
             return
-        if self.hardware is not None and len(key) == 1 and key.isdigit():
+        is_card = len(key) == 1 and gate.number_or_none(key, low=0, high=9) is not None
+        if self.hardware is not None and is_card:
             self.hardware.start_round()
         refusal = self.entry.key(key)
         if refusal:

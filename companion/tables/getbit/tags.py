@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from companion import text as gate
 from companion.games.getbit import GetBit, PlayError, Setup
 from companion.tables.getbit.entry import entry_order, refusal_text
 from companion.tables.getbit.saved import SavedGame
@@ -102,8 +103,9 @@ class TableReveal(GetBitTagReveal):
 
     def typed_card(self, seat: str | None, word: str) -> str | None:
         found = super().typed_card(seat, word)
-        if found is None and seat is not None and seat not in self.colours and word.isdigit():
-            return word if 1 <= int(word) <= GETBIT_HIGHEST else None
+        if found is None and seat is not None and seat not in self.colours:
+            number = gate.number_or_none(word, low=1, high=GETBIT_HIGHEST)
+            return word if number is not None else None
         return found
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from companion import text as gate
 from companion.errors import CompanionError, InputError
 
 DEFAULT_HOST, DEFAULT_PORT = "0.0.0.0", 8080
@@ -46,23 +47,14 @@ def require_web() -> None:
         raise WebUnavailable() from None
 
 
-def whole_number(text: str, most_digits: int = 9) -> int | None:
-    """``text`` as a whole number when it is ASCII digits only, at most ``most_digits`` of
-    them; else None. ``"²".isdigit()`` is True but ``int("²")`` fails, so every number a
-    request or an argument carries is read here, never with ``isdigit()``."""
-    if not text or len(text) > most_digits or not (text.isascii() and text.isdigit()):
-        return None
-    return int(text)
-
-
 def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
     """``[HOST:]PORT`` (``8080``, ``0.0.0.0:8080``, ``[::]:8080``)."""
     host, sep, port = text.rpartition(":")
     if not sep:
         host, port = DEFAULT_HOST, text
     host = host.strip("[]") or DEFAULT_HOST
-    number = whole_number(port, 5)
-    if number is None or not 0 <= number <= 65535:
+    number = gate.number_or_none(port, low=0, high=65535)
+    if number is None:
         raise InputError(where, f"{text!r}: write [HOST:]PORT, a port number up to 65535")
     return host, number
 

@@ -49,9 +49,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from companion import text as gate
 from companion.errors import InputError
 from companion.games.foodchain import Catalog as FoodChainCatalog
-from companion.tables.web import whole_number
 from companion.tables.web.hub import Hub, SeatRefused, Snapshot
 from companion.tables.web.photo import PhotoTable
 from companion.tables.web.sheet import score_sheet
@@ -238,7 +238,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     """The request body, refused with 413 as soon as it is longer than ``limit``."""
     declared = request.headers.get("content-length")
     if declared is not None:
-        size_given = whole_number(declared, 18)
+        size_given = gate.number_or_none(declared, low=0, high=10**18 - 1)
         if size_given is None:
             raise Refused(400, "content-length", "not a number")
         if size_given > limit:
@@ -485,7 +485,7 @@ async def photo_annotated(request: Request) -> Response:
     if not images:
         raise Refused(404, "photo", "no photo read yet")
     given = request.query_params.get("k", "1")
-    k = whole_number(given, 3)
+    k = gate.number_or_none(given, low=0, high=999)
     if k is None:
         raise Refused(400, "k", f"a photo's number (1, 2, ...), not {given[:20]!r}")
     if not 1 <= k <= len(images):
