@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.errors import InputError
 from companion.games.dino import Cell
+from companion.scan.gate import decode
 from companion.tables.web.land import MAX_SIDE, score_dict
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class PhotoTable:
             raise InputError(
                 "photo", f"at most {MAX_PHOTOS} photos of one land: take a new photo to start again"
             )
-        image = _decode(photo)
+        image = decode(photo, "photo")
         reading = read_photo(image, self.catalog)
         if add:
             self._add(photo, image, reading)
@@ -120,8 +121,12 @@ class PhotoTable:
                 x, y = x - before.dx, y - before.dy
             return (x + after.dx, y + after.dy)
 
-        images = [_decode(p) for p in photos[:-1]] + [image]
-        annotated = [_annotate(im, view) for im, view in zip(images, merged.views, strict=True)]
+        # One photo decoded again at a time: four of them at once would be 200 MB.
+        annotated = [
+            _annotate(decode(p, "photo"), view)
+            for p, view in zip(photos[:-1], merged.views[:-1], strict=True)
+        ]
+        annotated.append(_annotate(image, merged.views[-1]))
         with self.guard:
             if self.photos != photos[:-1]:
                 raise InputError("photo", "another photo started a new land meanwhile")
@@ -244,16 +249,6 @@ class PhotoTable:
             out["land"] = land_to_dict(built.land)
             out["score"] = score_dict(built.land)
         return out
-
-
-def _decode(photo: bytes) -> Any:
-    import cv2
-    import numpy as np
-
-    image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise InputError("photo", "not an image the Pi can read (JPEG, PNG, ...)")
-    return image
 
 
 def _annotate(image: Any, reading: Reading) -> bytes:
