@@ -27,7 +27,7 @@ FORMATS = "JPEG, PNG, WebP, TIFF, BMP or GIF"
 MAX_PHOTO_BYTES = 60_000_000  # a file on the command line; the web page has its own limit
 MAX_PIXELS = 200_000_000  # the largest phone sensors (200 MP); beyond is no photo
 MAX_ASPECT = 4  # the long side at most 4 times the short: 4:3, 3:2, 16:9 and 2:1 pass
-MIN_SIDE = 256  # a land's markers cannot be read in fewer pixels
+MIN_SIDE = 200  # fewer pixels a side cannot show a land's markers
 WORK_PIXELS = 16_800_000  # what the scan is given at most: a 64 MP photo halved fits
 DECODE_BYTES = 200_000_000  # what decoding may hold at once (Plan.decode_bytes)
 
@@ -117,6 +117,8 @@ def plan(raw: bytes, where: str) -> Plan:
     while reduce < 8 and math.ceil(width / reduce) * math.ceil(height / reduce) > WORK_PIXELS:
         reduce *= 2
     chosen = Plan(header, reduce)
+    while chosen.decode_bytes > DECODE_BYTES and chosen.reduce < 8:
+        chosen = Plan(header, chosen.reduce * 2)  # smaller still, beside the decoder's own
     need = chosen.decode_bytes
     if need > DECODE_BYTES:
         mb = DECODE_BYTES // 1_000_000
@@ -281,15 +283,22 @@ def _tiff(raw: bytes, where: str) -> Header:
     for k in range(entries):
         at = first + 2 + 12 * k
         tag, kind, count = struct.unpack(order + "HHI", raw[at : at + 8])
-        if kind == 3 and count >= 1:
-            tags[tag] = struct.unpack(order + "H", raw[at + 8 : at + 10])[0]
-        elif kind == 4 and count >= 1:
-            tags[tag] = struct.unpack(order + "I", raw[at + 8 : at + 12])[0]
+        if kind not in (3, 4) or count < 1:
+            continue
+        size = 2 if kind == 3 else 4
+        if size * count > 4:  # the values lie elsewhere: the first of them is enough
+            (at,) = struct.unpack(order + "I", raw[at + 8 : at + 12])
+            at -= 8
+            if at + 8 + size > len(raw):
+                continue
+        tags[tag] = struct.unpack(order + ("H" if kind == 3 else "I"), raw[at + 8 : at + 8 + size])[
+            0
+        ]
     width, height = tags.get(256, 0), tags.get(257, 0)
     if width == 0 or height == 0:
         raise InputError(where, "a TIFF whose first image does not say its size")
     samples = min(max(tags.get(277, 4), 1), 8)
-    bits = tags.get(258, 16) if entries and 258 in tags else 16
+    bits = tags.get(258, 16)
     depth = -(-samples * min(max(bits, 8), 64) // 8)
     return Header("TIFF", width, height, per_pixel=depth + 4)  # the strip, the image read
 
