@@ -89,7 +89,9 @@ class PhotoTable:
         image = decode(photo, "photo")
         reading = read_photo(image, self.catalog)
         if add:
-            self._add(photo, image, reading)
+            held = [image]  # _add lets go of it before it decodes the photos before
+            del image
+            self._add(photo, held, reading)
             return
         annotated = [_annotate(image, reading)]
         with self.guard:
@@ -97,9 +99,10 @@ class PhotoTable:
             self.annotated, self.answers, self.eggs = annotated, {}, None
             self.count += 1
 
-    def _add(self, photo: bytes, image: Any, reading: Reading) -> None:
-        """Merge one more photo; the answers follow their cells into the merged grid and
-        are dropped where a photo now reads the cell (the photo answered it)."""
+    def _add(self, photo: bytes, held: list[Any], reading: Reading) -> None:
+        """Merge one more photo (its image in ``held``, let go of once drawn); the
+        answers follow their cells into the merged grid and are dropped where a photo
+        now reads the cell (the photo answered it)."""
         from companion.scan.merge import merge
 
         assert self.catalog is not None
@@ -121,12 +124,14 @@ class PhotoTable:
                 x, y = x - before.dx, y - before.dy
             return (x + after.dx, y + after.dy)
 
-        # One photo decoded again at a time: four of them at once would be 200 MB.
+        # One image at a time: the new photo drawn and let go of, then each photo before
+        # decoded again (four of them at once would be 200 MB; the gate's budget is one).
+        last = _annotate(held.pop(), merged.views[-1])
         annotated = [
             _annotate(decode(p, "photo"), view)
             for p, view in zip(photos[:-1], merged.views[:-1], strict=True)
         ]
-        annotated.append(_annotate(image, merged.views[-1]))
+        annotated.append(last)
         with self.guard:
             if self.photos != photos[:-1]:
                 raise InputError("photo", "another photo started a new land meanwhile")
