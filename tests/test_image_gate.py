@@ -189,6 +189,7 @@ BOMBS = {
     "png 150 MP": (png_header(14142, 10607), "decoding it would take about"),
     "webp 30 MP": (webp_vp8x(6400, 4800), "decoding it would take about"),
     "progressive jpeg 100 MP": (jpeg_header(11547, 8660, 0xC2), "decoding it would take"),
+    "progressive jpeg 64 MP": (jpeg_header(9248, 6936, 0xC2), "about 216 MB, more than"),
     "empty": (b"", f"the file is empty: send a photo ({TAKEN})"),
     "garbage": (b"\x00\x01garbage" * 10, TAKEN),
     "jpeg 2000": (b"\0\0\0\x0cjP  \r\n\x87\n" + b"\0" * 40, TAKEN),
@@ -234,10 +235,14 @@ def test_a_200_megapixel_jpeg_is_taken_and_decoded_at_an_eighth_of_its_pixels() 
     [((4032, 3024), 1), ((4000, 2250), 1), ((6000, 4000), 2), ((8160, 6120), 2), ((9248, 6936), 2)],
 )
 def test_every_phone_photo_size_is_taken(size: tuple[int, int], reduce: int) -> None:
-    """12 MP 4:3 and 16:9, 24 MP 3:2, 50 and 64 MP: taken, JPEG or progressive JPEG (its
-    coefficients at full size leave less room for the image: it may be reduced more)."""
+    """12 MP 4:3 and 16:9, 24 MP 3:2, 50 and 64 MP: taken as cameras write them
+    (baseline JPEG); a progressive JPEG up to 50 MP (its coefficients, held at full
+    size, leave less room for the image: it may be reduced more, never below 2000
+    pixels a side)."""
     assert gate.plan(jpeg_header(*size), "photo").reduce == reduce
-    assert gate.plan(jpeg_header(*size, 0xC2), "photo").reduce >= reduce
+    if size[0] * size[1] <= 50_000_000:
+        chosen = gate.plan(jpeg_header(*size, 0xC2), "photo")
+        assert chosen.reduce >= reduce and max(chosen.size) >= gate.MIN_WORK_SIDE
     assert gate.plan(png_header(4032, 3024), "photo").reduce == 1
 
 
@@ -341,6 +346,10 @@ def test_every_accepted_header_fits_the_decoding_budget(
     assert out_width * out_height <= gate.WORK_PIXELS
     assert chosen.decode_bytes <= gate.DECODE_BYTES
     assert width * height <= gate.MAX_PIXELS
+    if chosen.reduce > 1:  # reduced for the scan's size, or for memory down to 2000 px
+        half = gate.Plan(chosen.header, chosen.reduce // 2)
+        too_big = half.size[0] * half.size[1] > gate.WORK_PIXELS
+        assert too_big or max(chosen.size) >= gate.MIN_WORK_SIDE
 
 
 def test_the_gate_is_the_only_door_to_the_decoder() -> None:

@@ -29,6 +29,7 @@ MAX_PIXELS = 200_000_000  # the largest phone sensors (200 MP); beyond is no pho
 MAX_ASPECT = 4  # the long side at most 4 times the short: 4:3, 3:2, 16:9 and 2:1 pass
 MIN_SIDE = 200  # fewer pixels a side cannot show a land's markers
 WORK_PIXELS = 16_800_000  # what the scan is given at most: a 64 MP photo halved fits
+MIN_WORK_SIDE = 2000  # nor reduced below this long side only to save memory (scan.md)
 DECODE_BYTES = 200_000_000  # what decoding may hold at once (Plan.decode_bytes)
 
 _JPEG_SOF = {
@@ -118,7 +119,10 @@ def plan(raw: bytes, where: str) -> Plan:
         reduce *= 2
     chosen = Plan(header, reduce)
     while chosen.decode_bytes > DECODE_BYTES and chosen.reduce < 8:
-        chosen = Plan(header, chosen.reduce * 2)  # smaller still, beside the decoder's own
+        smaller = Plan(header, chosen.reduce * 2)  # room for the decoder's own buffers
+        if max(smaller.size) < MIN_WORK_SIDE:
+            break
+        chosen = smaller
     need = chosen.decode_bytes
     if need > DECODE_BYTES:
         mb = DECODE_BYTES // 1_000_000
