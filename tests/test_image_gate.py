@@ -203,6 +203,7 @@ BOMBS = {
     "bigtiff": (b"II+\0\x08\0\0\0" + b"\0" * 16, "a BigTIFF"),
     "lossless jpeg": (jpeg_header(4000, 3000, 0xC3), "a lossless or hierarchical JPEG"),
     "jpeg no size": (jpeg_header(4000, 0), "does not say its size"),
+    "jpeg 12 bits": (jpeg_header(4000, 3000, 0xC1).replace(b"\x11\x08", b"\x11\x0c", 1), "12-bit"),
     "jpeg two frames": (
         jpeg_header(400, 300)[:-14] + jpeg_header(40000, 30000)[20:],
         "two frame headers",

@@ -218,6 +218,8 @@ def _jpeg_header(frame: tuple[int, bytes], scan_components: int, where: str) -> 
     marker, body = frame
     if len(body) < 6:
         raise _cut(where, "JPEG")
+    if body[0] != 8:
+        raise InputError(where, f"a {body[0]}-bit JPEG: cameras write 8 bits; save it as one")
     height, width, count = struct.unpack(">HHB", body[1:6])
     if height == 0 or width == 0:
         raise InputError(where, "a JPEG that does not say its size in its header")
