@@ -436,3 +436,46 @@ def test_a_web_upload_bomb_is_a_400_of_one_line_and_the_land_read_is_kept(
             assert answer.text.startswith("photo: ") and answer.text.count("\n") == 1
             assert BOMBS[name][1] in answer.text
     assert site.photo.readings == read and site.photo.photos == [photo]
+
+
+# VmHWM, not ru_maxrss: Linux carries the parent's peak into ru_maxrss across exec.
+MEASURE = """
+import sys
+from companion.commands.dino import read_catalog
+from companion.scan.gate import open_photo
+from companion.scan.reader import read_photo
+image = open_photo(sys.argv[1])
+reading = read_photo(image, read_catalog(sys.argv[2]))
+status = open("/proc/self/status").read()
+peak = status.split("VmHWM:")[1].split()[0]
+print(image.shape[1], image.shape[0], len(reading.cells), peak)
+"""
+
+
+@pytest.mark.slow
+def test_the_worst_photo_the_gate_takes_is_read_in_under_300_mb(tmp_path: Path) -> None:
+    """A 59 MP progressive JPEG (its coefficients held at full size: what costs most
+    among the photos a camera could write) decoded and scanned in a process of its own:
+    its peak resident memory, Python and OpenCV included, stays under 300 MB."""
+    import subprocess
+    import sys
+
+    cv2 = pytest.importorskip("cv2")
+    if not Path("/proc/self/status").exists():
+        pytest.skip("the peak is read from /proc (Linux)")
+    example = cv2.imread(str(EXAMPLES / "dino-land-photo.jpg"))
+    photo = tmp_path / "huge.jpg"
+    big = cv2.resize(example, (8870, 6650), interpolation=cv2.INTER_LINEAR)
+    assert cv2.imwrite(str(photo), big, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])
+    del big
+    assert gate.plan(photo.read_bytes(), "huge.jpg").reduce == 4
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(photo), CATALOG],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    width, height, cells, peak_kb = map(int, done.stdout.split())
+    assert (width, height) == (2218, 1663) and cells > 0
+    assert peak_kb < 300 * 1024, f"{peak_kb // 1024} MB"
