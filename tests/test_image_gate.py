@@ -392,6 +392,23 @@ def test_dino_scan_of_a_bomb_or_an_empty_file_is_one_line_status_2(
         assert err.startswith("companion: ") and f"{tmp_path}/{expected}" in err
 
 
+def test_dino_scan_of_a_damaged_photo_is_one_line_even_from_the_c_decoders(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """libpng prints its own error to file descriptor 2 ("libpng error: ..."): the
+    command's refusal stays the only line on the terminal."""
+    pytest.importorskip("cv2")
+    from companion.cli import main
+
+    whole = pillow("PNG", (640, 480), compress_level=0)
+    photo = tmp_path / "cut.png"
+    photo.write_bytes(whole[: len(whole) // 2])
+    status = main(["dino", "scan", str(photo), "--catalog", CATALOG, "--no-annotated"])
+    out, err = capfd.readouterr()
+    assert (status, out) == (2, "")
+    assert err == f"companion: {photo}: a PNG whose pixels cannot be read (damaged or cut short?)\n"
+
+
 @pytest.fixture()
 def phone() -> Iterator[tuple[Any, Any]]:
     pytest.importorskip("cv2")

@@ -15,8 +15,12 @@ why they are taken only up to a smaller size (the decoding budget below).
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import struct
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,9 +169,32 @@ def decode(raw: bytes, where: str) -> Any:
 
 
 def open_photo(path: str) -> Any:
-    """A photo file, read with a limit and decoded through the gate; errors name it."""
+    """A photo file, read with a limit and decoded through the gate; errors name it.
+    On the command line, so what the C decoders print of a damaged file (libpng's
+    errors, libjpeg's warnings, OpenCV's log) is kept off the terminal: the refusal
+    is one line."""
     raw = read_bytes(path, MAX_PHOTO_BYTES, "file")
-    return decode(raw, path)
+    with _quiet_stderr():
+        return decode(raw, path)
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 pointed at /dev/null meanwhile (C libraries write there, not
+    to ``sys.stderr``); a process without one is left as it is."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 # --------------------------------------------------------------------------------------
