@@ -133,7 +133,7 @@ def plan(raw: bytes, where: str) -> Plan:
         raise InputError(
             where,
             f"{size} {header.format}: decoding it would take about {need // 1_000_000} MB, "
-            f"more than the {mb} MB allowed; save it as a JPEG (any size up to "
+            f"more than the {mb} MB allowed; save it as a baseline JPEG (up to "
             f"{MAX_PIXELS // 1_000_000} MP)",
         )
     return chosen
