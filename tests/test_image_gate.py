@@ -496,3 +496,17 @@ def test_the_worst_photo_the_gate_takes_is_read_in_under_300_mb(tmp_path: Path) 
     width, height, cells, peak_kb = map(int, done.stdout.split())
     assert (width, height) == (2218, 1663) and cells > 0
     assert peak_kb < 300 * 1024, f"{peak_kb // 1024} MB"
+
+
+def test_the_refusals_docs_scan_md_shows_are_the_gates_own() -> None:
+    page = " ".join((ROOT / "docs" / "scan.md").read_text("utf-8").split())
+    shown = {
+        "bomb.jpg": jpeg_header(32000, 32000),
+        "strip.png": png_header(1, 20000),
+        "land.heic": BOMBS["heic"][0],
+        "big.png": png_header(14142, 10607),
+    }
+    for name, raw in shown.items():
+        with pytest.raises(InputError) as caught:
+            gate.plan(raw, name)
+        assert f"`companion: {caught.value}`" in page
