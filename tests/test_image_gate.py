@@ -223,7 +223,7 @@ def test_a_bomb_or_no_photo_is_one_line_before_any_decoding(
     assert no_decoder == []
 
 
-def test_a_200_megapixel_jpeg_is_taken_and_decoded_at_an_eighth_of_its_pixels() -> None:
+def test_a_200_megapixel_jpeg_is_taken_and_decoded_at_a_quarter_of_each_side() -> None:
     """The biggest phone photos are read, at a quarter of each side, by the JPEG decoder
     as it reads (its full size never exists in memory)."""
     chosen = gate.plan(jpeg_header(16320, 12240), "photo")
