@@ -272,7 +272,7 @@ def test_a_cell_read_with_its_marker_hidden_is_named_in_the_report(
     ("photo", "patch", "message"),
     [
         ("missing.jpg", None, "missing.jpg: no such file"),
-        ("notes.txt", None, "notes.txt: not an image OpenCV can read"),
+        ("notes.txt", None, "notes.txt: not a photo the scan takes (JPEG, PNG"),
         ("land.png", "C2=Q", "--patch item 1: unknown token 'Q'"),
         ("land.png", "@nowhere.txt", "nowhere.txt: no such file"),
     ],
@@ -450,7 +450,7 @@ def test_photos_that_disagree_are_asked_with_what_each_shows(
 @pytest.mark.parametrize(
     ("photos", "message"),
     [
-        (("a.jpg", "notes.txt"), "notes.txt: not an image OpenCV can read"),
+        (("a.jpg", "notes.txt"), "notes.txt: not a photo the scan takes (JPEG, PNG"),
         (("a.jpg", "missing.jpg"), "missing.jpg: no such file"),
         (("b.jpg", "c.jpg"), "c.jpg: no card read in it is read in b.jpg"),
     ],

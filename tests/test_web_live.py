@@ -282,7 +282,7 @@ def test_what_is_not_a_photo_is_refused_naming_the_photo(server: tuple[Site, Run
     bad = upload(running, b"not a picture")
     assert (bad.status_code, bad.text) == (
         400,
-        "photo: not an image the Pi can read (JPEG, PNG, ...)\n",
+        "photo: not a photo the scan takes (JPEG, PNG, WebP, TIFF, BMP or GIF)\n",
     )
     kind = upload(running, b"{}", "application/json")
     assert kind.status_code == 415 and kind.text.startswith("photo: send the picture itself")

@@ -399,57 +399,6 @@ def run_markers(args: argparse.Namespace) -> int:
     return 0
 
 
-MAX_PHOTO_BYTES = 60_000_000
-MAX_PHOTO_PIXELS = 50_000_000  # a 48 MP phone photo; a decompression bomb is far beyond
-MAX_PHOTO_ASPECT = 8  # a land photographed from above is near square; 1 x 20000 is not
-
-
-def _read_image(path: str) -> Any:
-    """The photo, decoded only once its size (read from its header) is a photo's: a
-    decompression bomb or a 1 x 20000 strip is one line, never gigabytes of pixels."""
-    import cv2
-    import numpy as np
-
-    from companion.files import read_bytes
-
-    raw = read_bytes(path, MAX_PHOTO_BYTES, "file")
-    size = _image_size(raw)
-    if size is not None:
-        width, height = size
-        if width * height > MAX_PHOTO_PIXELS:
-            raise InputError("", f"{width} x {height} pixels: too big for a photo", path)
-        if min(width, height) < 64 or max(width, height) > MAX_PHOTO_ASPECT * min(width, height):
-            raise InputError("", f"{width} x {height} pixels: not a photo of a land", path)
-    image = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise InputError("", "not an image OpenCV can read (JPEG, PNG, ...)", path)
-    height, width = image.shape[:2]
-    if width * height > MAX_PHOTO_PIXELS or max(width, height) > MAX_PHOTO_ASPECT * min(
-        width, height
-    ):
-        raise InputError("", f"{width} x {height} pixels: not a photo of a land", path)
-    return image
-
-
-def _image_size(raw: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG's or a JPEG's header, without decoding; None otherwise."""
-    if raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) >= 24:
-        return int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
-    if raw[:2] != b"\xff\xd8":
-        return None
-    at = 2
-    while at + 9 < len(raw):
-        if raw[at] != 0xFF:
-            return None
-        marker = raw[at + 1]
-        length = int.from_bytes(raw[at + 2 : at + 4], "big")
-        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE):
-            height = int.from_bytes(raw[at + 5 : at + 7], "big")
-            return int.from_bytes(raw[at + 7 : at + 9], "big"), height
-        at += 2 + length
-    return None
-
-
 def read_patch(values: list[str] | None) -> Patch:
     """``--patch`` values: typed text, or ``@FILE``; errors name the item and the file."""
     from companion.scan.land import Patch, parse_patch
@@ -484,12 +433,13 @@ def run_scan(args: argparse.Namespace) -> int:
     patch = read_patch(args.patch)
     if len(args.photo) > 1:
         return _run_merged_scan(args, catalog, patch)
+    from companion.scan.gate import open_photo
     from companion.scan.grid import ReadOptions
     from companion.scan.reader import read_photo
     from companion.scan.report import scan_dict, scan_lines
 
     photo = args.photo[0]
-    image = _read_image(photo)
+    image = open_photo(photo)
     reading = read_photo(image, catalog, ReadOptions(infer=not args.no_infer))
     built = build(catalog, reading.cells, reading.cards, reading.unread, patch)
     annotated = None
@@ -507,6 +457,7 @@ def run_scan(args: argparse.Namespace) -> int:
 def _run_merged_scan(args: argparse.Namespace, catalog: Catalog, patch: Patch) -> int:
     """Several photos of one land: each read, registered and merged cell by cell
     (:mod:`companion.scan.merge`); one annotated image per photo."""
+    from companion.scan.gate import open_photo
     from companion.scan.grid import ReadOptions
     from companion.scan.land import build
     from companion.scan.merge import merge
@@ -521,7 +472,7 @@ def _run_merged_scan(args: argparse.Namespace, catalog: Catalog, patch: Patch) -
             raise InputError(
                 "--annotated", "with several photos, name a folder to save each image in"
             )
-    images = [_read_image(photo) for photo in photos]
+    images = [open_photo(photo) for photo in photos]
     options = ReadOptions(infer=not args.no_infer)
     readings = [read_photo(image, catalog, options) for image in images]
     merged = merge(catalog, readings, photos)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.errors import InputError
 from companion.games.dino import Cell
+from companion.scan.gate import decode
 from companion.tables.web.land import MAX_SIDE, score_dict
 
 if TYPE_CHECKING:
@@ -85,10 +86,12 @@ class PhotoTable:
             raise InputError(
                 "photo", f"at most {MAX_PHOTOS} photos of one land: take a new photo to start again"
             )
-        image = _decode(photo)
+        image = decode(photo, "photo")
         reading = read_photo(image, self.catalog)
         if add:
-            self._add(photo, image, reading)
+            held = [image]  # _add lets go of it before it decodes the photos before
+            del image
+            self._add(photo, held, reading)
             return
         annotated = [_annotate(image, reading)]
         with self.guard:
@@ -96,9 +99,10 @@ class PhotoTable:
             self.annotated, self.answers, self.eggs = annotated, {}, None
             self.count += 1
 
-    def _add(self, photo: bytes, image: Any, reading: Reading) -> None:
-        """Merge one more photo; the answers follow their cells into the merged grid and
-        are dropped where a photo now reads the cell (the photo answered it)."""
+    def _add(self, photo: bytes, held: list[Any], reading: Reading) -> None:
+        """Merge one more photo (its image in ``held``, let go of once drawn); the
+        answers follow their cells into the merged grid and are dropped where a photo
+        now reads the cell (the photo answered it)."""
         from companion.scan.merge import merge
 
         assert self.catalog is not None
@@ -120,8 +124,14 @@ class PhotoTable:
                 x, y = x - before.dx, y - before.dy
             return (x + after.dx, y + after.dy)
 
-        images = [_decode(p) for p in photos[:-1]] + [image]
-        annotated = [_annotate(im, view) for im, view in zip(images, merged.views, strict=True)]
+        # One image at a time: the new photo drawn and let go of, then each photo before
+        # decoded again (four of them at once would be 200 MB; the gate's budget is one).
+        last = _annotate(held.pop(), merged.views[-1])
+        annotated = [
+            _annotate(decode(p, "photo"), view)
+            for p, view in zip(photos[:-1], merged.views[:-1], strict=True)
+        ]
+        annotated.append(last)
         with self.guard:
             if self.photos != photos[:-1]:
                 raise InputError("photo", "another photo started a new land meanwhile")
@@ -244,16 +254,6 @@ class PhotoTable:
             out["land"] = land_to_dict(built.land)
             out["score"] = score_dict(built.land)
         return out
-
-
-def _decode(photo: bytes) -> Any:
-    import cv2
-    import numpy as np
-
-    image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise InputError("photo", "not an image the Pi can read (JPEG, PNG, ...)")
-    return image
 
 
 def _annotate(image: Any, reading: Reading) -> bytes:
