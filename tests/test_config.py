@@ -89,7 +89,7 @@ def test_example_pin_map_loads_with_every_pin_normalised_and_every_setting_read(
     assert (config.mode, config.two_player_end) == (Mode.STANDARD, TwoPlayerEnd.COUNT)
     assert config.reveal is RevealBy.COUNTDOWN
     assert (config.tie_window_us, config.lockout_ms, config.stuck_ms) == (500, 150.0, 2000.0)
-    assert (config.round_timeout_s, config.end_ms, config.settle_ms) == (10.0, 1500.0, 5.0)
+    assert (config.round_timeout_s, config.end_ms, config.settle_ms) == (10.0, 1000.0, 5.0)
     assert (config.countdown_beeps, config.countdown_interval_ms) == (3, 600.0)
     assert config.pin_factory == "auto"
     assert config.journal == PINMAP.parent / "chomp-journal.jsonl"

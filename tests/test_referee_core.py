@@ -367,3 +367,59 @@ def test_bounce_on_release_is_not_a_new_press() -> None:
         edge = ButtonEdge("bob", pressed, t0 + 100 * MS + dt, "gpio", i)
         uses.append(use_of(ref.on_edge(edge, edge.stamp_ns)))
     assert uses == ["press", "release", "bounce"]
+
+
+def test_c12a_a_round_whose_chompers_all_false_started_ends_after_the_grace() -> None:
+    four = ChompGame.new(("ann", "bob", "cat", "dan"))
+    ref = Referee(four, timing(end_ms=1000), [KERNEL])
+    ref.on_edge(press("cat", 9 * MS), 9 * MS)  # both who may chomp start too early (C4)
+    ref.on_edge(press("dan", 9 * MS + 1), 9 * MS + 1)
+    t0 = revealed(ref)
+    ref.on_edge(release("cat", t0 + 50 * MS), t0 + 50 * MS)
+    ref.on_edge(release("dan", t0 + 50 * MS), t0 + 50 * MS)
+    cards = {"ann": (Card.PLANKTON,), "bob": (Card.PLANKTON,)}
+    ref.set_cards({**cards, "cat": (Card.SEAL,), "dan": (Card.SHARK,)}, t0 + 200 * MS)
+    assert ref.next_deadline() == t0 + 1000 * MS  # not the 10 s round timeout
+    step = ref.tick(t0 + 1000 * MS)
+    assert step.result is not None
+    verdict = step.result.verdict
+    assert verdict.outcome is Outcome.NO_WINNER and verdict.bad_chomps == ("cat", "dan")
+
+
+def test_c12a_cards_typed_after_the_grace_end_an_unwinnable_round_at_once() -> None:
+    ref = referee(end_ms=1000)
+    t0 = revealed(ref)
+    late = t0 + 4000 * MS
+    step = ref.set_cards({"ann": (Card.OCTOPUS,), "bob": (Card.SEAL,), "cat": (Card.SHARK,)}, late)
+    assert step.result is not None and step.result.verdict.outcome is Outcome.INK_OUT
+
+
+def test_c12a_a_round_someone_may_still_win_waits_for_the_timeout() -> None:
+    ref = referee(end_ms=1000, round_timeout_s=10)
+    t0 = revealed(ref)
+    ref.on_edge(press("bob", t0 - 5 * MS), t0)  # bob false-starts; cat may still chomp
+    ref.on_edge(release("bob", t0 + 50 * MS), t0 + 50 * MS)
+    ref.set_cards(SEAL_SHARK, t0 + 60 * MS)
+    assert ref.next_deadline() == t0 + 10_000 * MS
+
+
+@given(
+    cards=st.lists(st.sampled_from(list(Card)), min_size=3, max_size=3),
+    stamps=st.lists(st.integers(-2000, 3000), min_size=0, max_size=3),
+)
+@settings(max_examples=300, deadline=None)
+def test_c12a_can_still_be_won_agrees_with_judging_one_more_slap(
+    cards: list[Card], stamps: list[int]
+) -> None:
+    from companion.games.chomp import Mode, Slap, can_still_be_won, judge
+
+    hands = {p: (c,) for p, c in zip(PLAYERS, cards, strict=True)}
+    slaps = [Slap(p, t) for p, t in zip(PLAYERS, stamps, strict=False)]
+    now = judge(Mode.STANDARD, hands, slaps)
+    open_ = can_still_be_won(Mode.STANDARD, hands, slaps)
+    if now.outcome is not Outcome.NO_WINNER:
+        assert not open_
+        return
+    others = [p for p in PLAYERS if p not in {s.player for s in slaps}]
+    wins = [judge(Mode.STANDARD, hands, [*slaps, Slap(p, 5000)]).winner == p for p in others]
+    assert open_ == any(wins)

@@ -35,6 +35,7 @@ from companion.games.chomp import (
     Slap,
     TwoPlayerEnd,
     Verdict,
+    can_still_be_won,
     judge,
 )
 from companion.referee.cues import cues_for_verdict
@@ -106,7 +107,7 @@ class Timing:
     lockout_ns: int
     stuck_ns: int
     round_timeout_ns: int
-    end_ns: int  # rounds no slap can win end this long after the reveal
+    end_ns: int  # rounds nobody can win any more end this long after the reveal (C12a)
     countdown_beeps: int
     countdown_interval_ns: int
 
@@ -118,7 +119,7 @@ class Timing:
         lockout_ms: float = 150,
         stuck_ms: float = 2000,
         round_timeout_s: float = 10,
-        end_ms: float = 1500,
+        end_ms: float = 1000,
         countdown_beeps: int = 3,
         countdown_interval_ms: float = 600,
     ) -> Timing:
@@ -363,9 +364,17 @@ class Referee:
         verdict = self._judge(rnd)
         if verdict.decided_at_us is not None:
             return rnd.reveal_ns + verdict.decided_at_us * 1000 + self.timing.settle_ns
-        if verdict.outcome is Outcome.NO_WINNER:
+        if verdict.outcome is Outcome.NO_WINNER and self._winnable(rnd):
             return rnd.reveal_ns + self.timing.round_timeout_ns
+        # C12a: nobody can win it any more (the cards decide it, or everyone who may chomp
+        # has pressed already): it ends a short grace after the reveal, for late bad chomps.
         return rnd.reveal_ns + self.timing.end_ns
+
+    def _winnable(self, rnd: OpenRound) -> bool:
+        assert rnd.cards is not None
+        return can_still_be_won(
+            self.game.mode, rnd.cards, rnd.slaps(), self.tie_window_us, self.game.previous
+        )
 
     def _judge(self, rnd: OpenRound) -> Verdict:
         """The verdict on what is known now; cached until a press or the cards change."""

@@ -309,6 +309,33 @@ def judge(
     return _race(seats, presses, may_chomp, tie_window_us, Reason.SLAP, top)
 
 
+def can_still_be_won(
+    mode: Mode,
+    cards: Mapping[str, Hand],
+    slaps: Iterable[Slap],
+    tie_window_us: int = DEFAULT_TIE_WINDOW_US,
+    previous: Outcome | None = None,
+) -> bool:
+    """Could a slap not yet made still win this round (C12a)?
+
+    Only a player's first press counts (C7), so a round is still open to a slap only if
+    some seat that has not pressed yet would win with a slap now. Asked of :func:`judge`
+    itself, seat by seat, so this can never disagree with the rules it decides by.
+    """
+    slaps = tuple(slaps)
+    if judge(mode, cards, slaps, tie_window_us, previous).outcome is not Outcome.NO_WINNER:
+        return False  # decided already: by a slap, or by the cards alone
+    pressed = {s.player for s in slaps}
+    late = max([0, *(s.t_us for s in slaps)]) + 1
+    for player in cards:
+        if player in pressed:
+            continue
+        verdict = judge(mode, cards, (*slaps, Slap(player, late)), tie_window_us, previous)
+        if verdict.winner == player or player in verdict.tied:
+            return True
+    return False
+
+
 # --------------------------------------------------------------------------------------
 # Game accounting by counts (C13, C15, C16)
 # --------------------------------------------------------------------------------------

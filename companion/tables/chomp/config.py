@@ -72,7 +72,7 @@ class ChompConfig:
     lockout_ms: float = 150.0
     stuck_ms: float = 2000.0
     round_timeout_s: float = 10.0
-    end_ms: float = 1500.0
+    end_ms: float = 1000.0  # C12a: the grace before a round nobody can win ends
     reveal: RevealBy = RevealBy.COUNTDOWN
     countdown_beeps: int = 3
     countdown_interval_ms: float = 600.0
@@ -201,14 +201,7 @@ def _timing(ref: dict[str, object]) -> dict[str, float]:
         "end_ms": 60_000.0,
         "countdown_interval_ms": 10_000.0,
     }
-    defaults = {
-        "settle_ms": 5.0,
-        "lockout_ms": 150.0,
-        "stuck_ms": 2000.0,
-        "round_timeout_s": 10.0,
-        "end_ms": 1500.0,
-        "countdown_interval_ms": 600.0,
-    }
+    defaults: dict[str, float] = {key: getattr(ChompConfig, key) for key in maximum}
     return {
         key: data.number(ref.get(key, default), f"referee.{key}", minimum.get(key, 0), maximum[key])
         for key, default in defaults.items()
