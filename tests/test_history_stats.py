@@ -108,7 +108,7 @@ def test_c3_c4_c7_c8_every_press_keeps_its_stamp_source_timing_class_and_fate(
     assert one["winner"] == "bob" and one["lead_ns"] is None  # nobody pressed after bob
     assert [(p["player"], p["fate"], p["cause"]) for p in two["presses"]] == [
         ("cat", "bad_chomp", "no_slap_needed"),
-        ("bob", "ignored", None),
+        ("bob", "won", None),  # as `chomp audit` says: the automatic winner (C8)
     ]
     assert two["reason"] == "automatic" and two["lead_ns"] is None
     assert three["outcome"] == "abandoned"

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from companion.errors import InputError
+from companion.history.clean import check_game, check_name
 from companion.history.db import write
 from companion.history.model import GameRecord, round_digest
 
@@ -73,6 +74,7 @@ def _copies(conn: sqlite3.Connection, game: GameRecord) -> tuple[int | None, int
 def write_game(conn: sqlite3.Connection, game: GameRecord) -> Written:
     """Store one game in one transaction, unless its content hash is already stored; an
     unfinished shorter copy of it (an earlier save, a journal imported mid-game) goes."""
+    check_game(game)  # before anything is written: clean text, numbers SQLite can hold
     digest = game.content_hash()
     with write(conn):
         row = conn.execute("SELECT id FROM games WHERE content_hash = ?", (digest,)).fetchone()
@@ -111,6 +113,17 @@ def write_game(conn: sqlite3.Connection, game: GameRecord) -> Written:
 def _write_rows(conn: sqlite3.Connection, game_id: int, game: GameRecord) -> None:
     """The game's players, rounds and presses (inside :func:`write_game`'s transaction)."""
     ids: dict[str, int] = {}
+    seats: dict[int, str] = {}
+    for p in game.players:
+        pid = _player(conn, p.name, ids)
+        if pid in seats:  # rolled back with the whole game
+            raise InputError(
+                "players",
+                f"{seats[pid]!r} and {p.name!r} are one player in the history (case does not"
+                " matter, and an alias is the same person): two seats of one game cannot be"
+                " one player; rename one seat",
+            )
+        seats[pid] = p.name
     conn.executemany(
         "INSERT INTO game_players(game_id, player_id, seat, score, rank, won, detail)"
         " VALUES (?,?,?,?,?,?,?)",
@@ -171,6 +184,8 @@ def _write_rows(conn: sqlite3.Connection, game_id: int, game: GameRecord) -> Non
 def add_alias(conn: sqlite3.Connection, alias: str, name: str) -> None:
     """``alias`` is another name of ``name`` from now on; games already stored under the
     alias as a player of its own move to ``name`` (one person, one history)."""
+    check_name(alias, "ALIAS")
+    check_name(name, "NAME")
     with write(conn):
         target = find_player(conn, name)
         if target is None:
