@@ -129,12 +129,12 @@ T = TypeVar("T")
 def _reading(args: argparse.Namespace, work: Callable[[sqlite3.Connection], T]) -> T:
     """``work`` over the good rows of the database, opened read-only: not a byte of the
     file changes. A damaged row is one line on stderr (the command then exits 2)."""
-    from companion.history.db import read
+    from companion.history.db import default_path, read
     from companion.history.rows import clean_copy
 
     def damaged(line: str) -> None:
         args.damaged_rows += 1
-        print(f"companion: {args.db or 'history'}: {line}: left out", file=sys.stderr)
+        print(f"companion: {args.db or default_path()}: {line}: left out", file=sys.stderr)
 
     args.damaged_rows = 0
     return read(args.db, lambda conn: work(clean_copy(conn, damaged)))

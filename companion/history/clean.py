@@ -16,6 +16,7 @@ from typing import Any
 
 from companion.errors import InputError
 
+MAX_PRESS_NS = 86_400 * 10**9  # a press a day away from its reveal is no press of a round
 MAX_DEPTH = 64  # a game's details nest a few levels; anything deeper is not a game of ours
 INT64 = (-(2**63), 2**63 - 1)  # SQLite's INTEGER
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -103,6 +104,27 @@ def check_value(value: object, where: str, depth: int = 0) -> Any:
     raise InputError(where, f"not plain data: {type(value).__name__}")
 
 
+def check_press_ns(value: object, where: str) -> int:
+    """A stamp relative to the reveal (or a lead): within a day, or not a round's."""
+    ns = check_int(value, where)
+    if abs(ns) > MAX_PRESS_NS:
+        raise InputError(where, f"{ns} ns from the reveal: over a day, not a press of a round")
+    return ns
+
+
+def mapping(value: object) -> dict[str, Any]:
+    """A detail read back as a mapping; anything else (a damaged detail) as none."""
+    return value if isinstance(value, dict) else {}
+
+
+def number_in(value: object, key: str, default: float = 0) -> float:
+    """The number under ``key`` of a stored detail; ``default`` when it is not a number."""
+    found = mapping(value).get(key)
+    if isinstance(found, int | float) and not isinstance(found, bool) and math.isfinite(found):
+        return found
+    return default
+
+
 def _optional(check: Any, value: object, where: str) -> None:
     if value is not None:
         check(value, where)
@@ -127,13 +149,13 @@ def check_game(game: Any) -> None:
         check_text(r.outcome, f"{where}.outcome")
         check_text(r.reason, f"{where}.reason")
         _optional(check_name, r.winner, f"{where}.winner")
-        _optional(check_int, r.lead_ns, f"{where}.lead")
+        _optional(check_press_ns, r.lead_ns, f"{where}.lead")
         check_value(r.counts, f"{where}.counts")
         check_value(r.detail, f"{where}.detail")
         for i, press in enumerate(r.presses):
             at = f"{where}.presses[{i}]"
             check_name(press.player, f"{at}.player")
-            _optional(check_int, press.t_ns, f"{at}.t_ns")
+            _optional(check_press_ns, press.t_ns, f"{at}.t_ns")
             _optional(check_int, press.uncertainty_us, f"{at}.uncertainty_us")
             for field in ("source", "timing", "use", "fate"):
                 check_text(getattr(press, field), f"{at}.{field}")

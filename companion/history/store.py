@@ -323,6 +323,8 @@ def game_rounds(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
         " WHERE x.game_id = ? ORDER BY x.round_n, x.id",
         (game_id,),
     ):
+        if n not in rounds:
+            continue  # its round was left out as damaged (rows.py said so)
         rounds[n]["presses"].append(
             {
                 "player": name,
