@@ -6,6 +6,7 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Callable
+from contextlib import closing
 from datetime import date
 from typing import Any, TypeVar
 
@@ -107,7 +108,7 @@ def _database_errors(
     def guarded(args: argparse.Namespace) -> int:
         try:
             return handler(args)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # SQLite's message may be bytes
             raise WriteError(
                 f"{args.db}: the history database failed ({exc}); the games stored before "
                 "are whole (each import is one transaction)"
@@ -180,13 +181,14 @@ def run_import(args: argparse.Namespace) -> int:
     when = _date(args.date) if args.date else None
     for path in args.files:
         _regular_file(path)  # a FIFO or /dev/zero would hang the import; refuse it first
-    conn = _open(args)
     added = 0
 
     def warn(text: str) -> None:
         print(f"companion: warning: {text}", file=sys.stderr)
 
-    for name, written in import_files(args.files, conn, when, args.table, warn):
+    with closing(_open(args)) as conn:  # closed: the last writer folds the -wal back in
+        stored = import_files(args.files, conn, when, args.table, warn)
+    for name, written in stored:
         added += written.added
         state = "added" if written.added else "already in the history"
         if written.replaced is not None:
@@ -297,6 +299,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_alias(args: argparse.Namespace) -> int:
     from companion.history.store import add_alias
 
-    add_alias(_open(args), args.alias, args.name)
+    with closing(_open(args)) as conn:
+        add_alias(conn, args.alias, args.name)
     print(f"{args.alias} is {args.name}")
     return 0

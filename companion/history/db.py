@@ -158,9 +158,17 @@ def connect(
             # game already written (NORMAL could lose the last few commits).
             conn.execute("PRAGMA synchronous = FULL")
         migrate(conn, migrations)
-    except sqlite3.DatabaseError as exc:
-        raise InputError("", f"not a history database ({exc})", where) from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        raise InputError("", f"not a history database ({_said(exc)})", where) from None
     return conn
+
+
+def _said(exc: Exception) -> str:
+    """SQLite's message; one it gave in bytes that are not UTF-8 (a damaged schema's
+    text quoted back) is named, not decoded."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "SQLite's message about it is not UTF-8: the file is damaged"
+    return str(exc)
 
 
 def _size(where: str) -> int:
@@ -232,7 +240,7 @@ def read(
             before = _stamp(where)
             try:
                 result, failure = _read_as(where, "immutable=1", work, migrations), None
-            except sqlite3.DatabaseError as exc:
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
                 result, failure = None, exc
             if _stamp(where) == before and not _sidecars(where):
                 if failure is not None:
@@ -249,8 +257,10 @@ def read(
                 file=sys.stderr,
             )
             return _read_as(where, "immutable=1", work, migrations)
-    except sqlite3.DatabaseError as exc:
-        raise InputError("", f"cannot be read as a history database ({exc})", where) from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # SQLite's message may be bytes
+        raise InputError(
+            "", f"cannot be read as a history database ({_said(exc)})", where
+        ) from None
 
 
 def _read_as(
