@@ -585,3 +585,30 @@ def test_c8_history_show_and_chomp_audit_agree_on_every_press(tmp_path: Path) ->
     }
     assert shown == says
     assert shown[(1, "bob")] == shown[(2, "ann")] == "won"
+
+
+def test_a_lone_surrogate_in_a_journal_name_is_one_line_naming_the_seat(tmp_path: Path) -> None:
+    text = (EXAMPLES / "chomp-journal.jsonl").read_text().replace('"ann"', '"an\\ud800n"')
+    journal = tmp_path / "game.jsonl"
+    journal.write_text(text)
+    status, _, err = cli("history", "--db", str(tmp_path / "h.sqlite3"), "import", str(journal))
+    assert status == 2 and err == f"companion: {journal}: players[0].name: a lone surrogate" + (
+        " U+D800 at character 3\n"
+    )
+
+
+def test_a_score_whose_name_holds_a_terminal_escape_stands_and_is_not_recorded(
+    tmp_path: Path,
+) -> None:
+    text = (EXAMPLES / "foodchain-score.json").read_text().replace('"ann"', '"ann\\u001b[31m"')
+    sheet = tmp_path / "sheet.json"
+    sheet.write_text(text)
+    shutil.copy(EXAMPLES / "foodchain-catalog.example.json", tmp_path)
+    path = tmp_path / "h.sqlite3"
+    status, out, err = cli("foodchain", "score", str(sheet), "--db", str(path))
+    assert status == 0 and "wins with 19 points" in out
+    assert err == (
+        "companion: the score stands; the game was not recorded in the history:"
+        " players[0].name: a control character U+001B at character 4\n"
+    )
+    assert in_process("history", "--db", str(path), "list") == 0  # nothing half-written

@@ -153,6 +153,8 @@ def _optional(check: Any, value: object, where: str) -> None:
 
 def check_game(game: Any) -> None:
     """Every text, number and detail of a ``GameRecord`` before it is stored."""
+    for seat, p in enumerate(game.players):  # the names first: the line then names the seat
+        check_name(p.name, f"players[{seat}].name")
     for field in ("kind", "played_at", "mode", "table", "source", "key"):
         check_text(getattr(game, field), field)
     check_value(list(game.variants), "variants")
@@ -160,7 +162,6 @@ def check_game(game: Any) -> None:
     check_value(game.detail, "detail")
     for seat, p in enumerate(game.players):
         where = f"players[{seat}]"
-        check_name(p.name, f"{where}.name")
         _optional(check_number, p.score, f"{where}.score")
         _optional(check_int, p.rank, f"{where}.rank")
         check_value(p.detail, f"{where}.detail")
