@@ -612,3 +612,19 @@ def test_a_score_whose_name_holds_a_terminal_escape_stands_and_is_not_recorded(
         " players[0].name: a control character U+001B at character 4\n"
     )
     assert in_process("history", "--db", str(path), "list") == 0  # nothing half-written
+
+
+@pytest.mark.parametrize("what", ["folder", "fifo"])
+def test_a_db_that_is_a_folder_or_a_pipe_is_one_line_never_a_hang(
+    tmp_path: Path, what: str
+) -> None:
+    path = tmp_path / "h.sqlite3"
+    if what == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    for argv in (["list"], ["import", str(EXAMPLES / "dino-game.json")]):
+        status, _, err = cli("history", "--db", str(path), *argv)
+        assert status == 2 and err == f"companion: {path}: not a regular file" + (
+            " (a folder, a device or a pipe)\n"
+        )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -117,6 +118,7 @@ MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2)
 LATEST = len(MIGRATIONS)
 TABLES = frozenset({"players", "aliases", "games", "game_players", "rounds", "presses"})
 SQLITE_MAGIC = b"SQLite format 3\x00"
+THEIRS = "another program's SQLite database"
 T = TypeVar("T")
 
 
@@ -172,13 +174,17 @@ def _said(exc: Exception) -> str:
 
 
 def _size(where: str) -> int:
-    """The file's size; 0 for no file (a new database: ours to create)."""
+    """The file's size; 0 for no file (a new database: ours to create). A folder, a
+    device or a pipe is refused here (reading a pipe's header would wait for ever)."""
     try:
-        return os.stat(where).st_size
+        st = os.stat(where)
     except FileNotFoundError:
         return 0
     except OSError as exc:
         raise InputError("", f"cannot read: {exc.strerror or exc}", where) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("", "not a regular file (a folder, a device or a pipe)", where)
+    return st.st_size
 
 
 def _foreign_header(where: str) -> str | None:
@@ -193,7 +199,7 @@ def _foreign_header(where: str) -> str | None:
         return "not a SQLite database, so not a history database"
     app = int.from_bytes(header[68:72], "big", signed=True)
     if app not in (0, APPLICATION_ID):
-        return f"another program's SQLite database (application_id {app:#x}), not a history"
+        return f"{THEIRS} (application_id {app:#x}), not a history"
     return None
 
 
@@ -203,7 +209,7 @@ def check_ours(conn: sqlite3.Connection, where: str, migrations: Sequence[str] =
     have = version(conn)
     tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if app not in (0, APPLICATION_ID):
-        raise InputError("", f"another program's SQLite database (application_id {app:#x})", where)
+        raise InputError("", f"{THEIRS} (application_id {app:#x}), not a history", where)
     if app == 0 and not (have >= 1 and TABLES <= tables):  # ours before the id: our tables
         raise InputError("", "a SQLite database that companion did not make: left as it is", where)
     if have > len(migrations):
