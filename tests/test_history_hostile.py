@@ -628,3 +628,17 @@ def test_a_db_that_is_a_folder_or_a_pipe_is_one_line_never_a_hang(
         assert status == 2 and err == f"companion: {path}: not a regular file" + (
             " (a folder, a device or a pipe)\n"
         )
+
+
+@pytest.mark.parametrize(
+    "argv", [["export", "-o"], ["show", "1", "--svg"], ["stats", "--svg"]], ids=str
+)
+def test_an_output_that_is_the_database_itself_is_refused_unwritten(
+    copy: Path, argv: list[str]
+) -> None:
+    before = fingerprint(copy)
+    status, _, err = cli("history", "--db", str(copy), *argv, str(copy))
+    assert status == 2 and err == f"companion: {copy}: is the history database itself: not" + (
+        " overwritten\n"
+    )
+    assert fingerprint(copy) == before

@@ -146,9 +146,19 @@ def _status(args: argparse.Namespace) -> int:
     return 2 if getattr(args, "damaged_rows", 0) else 0
 
 
-def _write(path: str, text: str) -> None:
-    from companion.files import write_atomic
+def _write(args: argparse.Namespace, path: str, text: str) -> None:
+    """An export or a plot, written whole or not at all; never over the database read."""
+    import os
 
+    from companion.errors import InputError
+    from companion.files import write_atomic
+    from companion.history.db import default_path
+
+    database = str(args.db or default_path())
+    for end in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(path) and os.path.exists(database + end):
+            if os.path.samefile(path, database + end):
+                raise InputError("", "is the history database itself: not overwritten", path)
     write_atomic(path, text, "no file was written")  # whole or not at all, in one line
     print(f"wrote {path}", file=sys.stderr)
 
@@ -243,7 +253,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     game, rounds, svg = _reading(args, gather)
     if svg is not None:
-        _write(args.svg, svg)
+        _write(args, args.svg, svg)
     if args.json:
         print(dump_json({**asdict(game), "rounds": rounds}))
         return _status(args)
@@ -266,7 +276,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
     figures, svg = _reading(args, gather)
     if svg is not None:
-        _write(args.svg, svg)
+        _write(args, args.svg, svg)
     if args.json:
         print(dump_json({"players": figures}))
         return _status(args)
@@ -290,7 +300,7 @@ def run_export(args: argparse.Namespace) -> int:
 
     text = _reading(args, gather)
     if args.output:
-        _write(args.output, text)
+        _write(args, args.output, text)
     else:
         sys.stdout.write(text)
     return _status(args)
