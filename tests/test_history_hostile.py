@@ -642,3 +642,14 @@ def test_an_output_that_is_the_database_itself_is_refused_unwritten(
         " overwritten\n"
     )
     assert fingerprint(copy) == before
+
+
+def test_case_beyond_ascii_does_not_matter_either() -> None:
+    """SQLite's NOCASE folds A to Z only; ``Élodie`` and ``éLODIE`` are one player still,
+    and two seats of one game with those names are refused like ``Ann`` and ``ann``."""
+    conn = connect(":memory:")
+    record_game(game_of("Élodie", "bob"), conn)
+    record_game(game_of("éLODIE", "cat"), conn)
+    assert [n for (n,) in conn.execute("SELECT name FROM players")] == ["Élodie", "bob", "cat"]
+    with pytest.raises(InputError, match="one player"):
+        record_game(game_of("Élodie", "élodie"), conn)

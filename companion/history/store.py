@@ -24,10 +24,26 @@ def _json(value: Any) -> str:
 
 
 def find_player(conn: sqlite3.Connection, name: str) -> int | None:
-    """A player's id by name or alias (either way, case does not matter)."""
+    """A player's id by name or alias (either way, case does not matter).
+
+    SQLite's NOCASE folds A to Z only, so a name found no other way is compared with
+    every name and alias casefolded (``Élodie`` is ``ÉLODIE``); players are few."""
     row = conn.execute("SELECT player_id FROM aliases WHERE alias = ?", (name,)).fetchone()
     if row is None:
         row = conn.execute("SELECT id FROM players WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        folded = name.casefold()
+        row = next(
+            (
+                (pid,)
+                for other, pid in conn.execute(
+                    "SELECT alias, player_id FROM aliases UNION ALL"
+                    " SELECT name, id FROM players ORDER BY 2"
+                )
+                if isinstance(other, str) and other.casefold() == folded
+            ),
+            None,
+        )
     return None if row is None else int(row[0])
 
 
