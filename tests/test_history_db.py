@@ -79,6 +79,7 @@ def test_forward_migrations_from_every_earlier_version_keep_the_data(
     last, step by step, and what it held survives every step."""
     path = tmp_path / "h.sqlite3"
     conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute(f"PRAGMA application_id = {db.APPLICATION_ID}")  # a file of ours
     migrate(conn, SYNTHETIC[:start] or ())
     if start >= 1:
         conn.execute("INSERT INTO notes(text) VALUES ('kept')")
@@ -91,12 +92,18 @@ def test_forward_migrations_from_every_earlier_version_keep_the_data(
 
 
 def test_the_real_schema_migrates_from_every_earlier_version(tmp_path: Path) -> None:
+    """Version 0 is a file of ours cut short at its creation (its id is its first write);
+    version 1 was made before the id: our tables say it is ours, and it is given the id."""
     for start in range(LATEST):
         path = tmp_path / f"v{start}.sqlite3"
         conn = sqlite3.connect(path, isolation_level=None)
+        if start == 0:
+            conn.execute(f"PRAGMA application_id = {db.APPLICATION_ID}")
         migrate(conn, MIGRATIONS[:start])
         conn.close()
-        assert version(connect(path)) == LATEST
+        opened = connect(path)
+        assert version(opened) == LATEST
+        assert opened.execute("PRAGMA application_id").fetchone()[0] == db.APPLICATION_ID
 
 
 def test_a_failed_step_leaves_the_version_where_it_was(tmp_path: Path) -> None:
@@ -110,6 +117,7 @@ def test_a_failed_step_leaves_the_version_where_it_was(tmp_path: Path) -> None:
 def test_a_newer_database_is_refused_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "h.sqlite3"
     conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA application_id = {db.APPLICATION_ID}")
     conn.execute(f"PRAGMA user_version = {LATEST + 1}")
     conn.close()
     with pytest.raises(InputError, match="newer than this companion knows") as caught:

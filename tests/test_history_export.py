@@ -59,7 +59,7 @@ def test_csv_has_a_row_per_player_per_game(conn: sqlite3.Connection) -> None:
 
 def test_json_export_holds_the_whole_database(conn: sqlite3.Connection) -> None:
     doc = json.loads(json.dumps(to_json(conn)))
-    assert doc["format"] == "companion-history" and doc["schema_version"] == 1
+    assert doc["format"] == "companion-history" and doc["schema_version"] == 2
     assert {"name": "ann", "aliases": ["annie"]} in doc["players"]
     assert [g["kind"] for g in doc["games"]] == ["chomp", "getbit", "dino", "foodchain"]
     chomp = doc["games"][0]

@@ -47,7 +47,9 @@ def test_a_history_that_cannot_be_written_is_one_warning_and_the_score_stands(
     result = run_cli("dino", "game", str(ROOT / "examples" / "dino-game.json"))
     assert result.status == 0 and "Chomp game:" in result.out
     assert result.err.count("\n") == 1
-    assert result.err.startswith("companion: the game was not recorded in the history")
+    assert result.err.startswith(
+        "companion: the score stands; the game was not recorded in the history"
+    )
 
 
 def test_getbit_play_records_the_game_once_it_is_over(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.history.db import connect
+from companion.history.db import APPLICATION_ID, connect
 from companion.history.generate import write_journals
 from companion.history.readers import read_game_file
 
@@ -113,6 +113,7 @@ def test_opening_waits_for_a_writer_that_holds_a_new_file(tmp_path: Path) -> Non
     two processes create the history together. Opening waits for it instead."""
     db = tmp_path / "h.sqlite3"
     holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    holder.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # another companion, creating
     holder.execute("CREATE TABLE t (x)")
     holder.execute("BEGIN IMMEDIATE")
     raw = sqlite3.connect(db, timeout=5, isolation_level=None)

@@ -37,7 +37,7 @@ def hand_journal(path: Path) -> Path:
     1: ann shark, bob seal, cat plankton. ann -50 ms (false start), cat +250 (plankton is
        the lowest: may not chomp), bob +300 wins, bob +310 bounces, bob +500 again.
     2: ann plankton, bob shark, cat plankton: bob wins without a slap (C8); cat +200 is a
-       bad chomp, bob's own +260 is ignored.
+       bad chomp, bob's own +260 is the winner's (as `chomp audit` says).
     3: opened, ann presses, the referee restarts before the reveal: abandoned.
     """
     game = ChompGame.new(["ann", "bob", "cat"], tie_window_us=500)
@@ -108,7 +108,7 @@ def test_c3_c4_c7_c8_every_press_keeps_its_stamp_source_timing_class_and_fate(
     assert one["winner"] == "bob" and one["lead_ns"] is None  # nobody pressed after bob
     assert [(p["player"], p["fate"], p["cause"]) for p in two["presses"]] == [
         ("cat", "bad_chomp", "no_slap_needed"),
-        ("bob", "ignored", None),
+        ("bob", "won", None),  # as `chomp audit` says: the automatic winner (C8)
     ]
     assert two["reason"] == "automatic" and two["lead_ns"] is None
     assert three["outcome"] == "abandoned"

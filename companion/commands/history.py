@@ -6,7 +6,9 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Callable
+from contextlib import closing
 from datetime import date
+from typing import Any, TypeVar
 
 from companion.errors import WriteError
 
@@ -107,7 +109,7 @@ def _database_errors(
         _check_names(args)
         try:
             return handler(args)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # SQLite's message may be bytes
             raise WriteError(
                 f"{args.db}: the history database failed ({exc}); the games stored before "
                 "are whole (each import is one transaction)"
@@ -129,14 +131,47 @@ def _check_names(args: argparse.Namespace) -> None:
 
 
 def _open(args: argparse.Namespace) -> sqlite3.Connection:
+    """The database opened for writing (only ``import`` and ``alias`` do)."""
     from companion.history.db import connect
 
     return connect(args.db)
 
 
-def _write(path: str, text: str) -> None:
-    from companion.files import write_atomic
+T = TypeVar("T")
 
+
+def _reading(args: argparse.Namespace, work: Callable[[sqlite3.Connection], T]) -> T:
+    """``work`` over the good rows of the database, opened read-only: not a byte of the
+    file changes. A damaged row is one line on stderr (the command then exits 2)."""
+    from companion.history.db import default_path, read
+    from companion.history.rows import clean_copy
+
+    def damaged(line: str) -> None:
+        args.damaged_rows += 1
+        print(f"companion: {args.db or default_path()}: {line}: left out", file=sys.stderr)
+
+    args.damaged_rows = 0
+    return read(args.db, lambda conn: work(clean_copy(conn, damaged)))
+
+
+def _status(args: argparse.Namespace) -> int:
+    """0, or 2 when a damaged row was left out of what was printed."""
+    return 2 if getattr(args, "damaged_rows", 0) else 0
+
+
+def _write(args: argparse.Namespace, path: str, text: str) -> None:
+    """An export or a plot, written whole or not at all; never over the database read."""
+    import os
+
+    from companion.errors import InputError
+    from companion.files import write_atomic
+    from companion.history.db import default_path
+
+    database = str(args.db or default_path())
+    for end in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(path) and os.path.exists(database + end):
+            if os.path.samefile(path, database + end):
+                raise InputError("", "is the history database itself: not overwritten", path)
     write_atomic(path, text, "no file was written")  # whole or not at all, in one line
     print(f"wrote {path}", file=sys.stderr)
 
@@ -169,13 +204,14 @@ def run_import(args: argparse.Namespace) -> int:
     when = _date(args.date) if args.date else None
     for path in args.files:
         _regular_file(path)  # a FIFO or /dev/zero would hang the import; refuse it first
-    conn = _open(args)
     added = 0
 
     def warn(text: str) -> None:
         print(f"companion: warning: {text}", file=sys.stderr)
 
-    for name, written in import_files(args.files, conn, when, args.table, warn):
+    with closing(_open(args)) as conn:  # closed: the last writer folds the -wal back in
+        stored = import_files(args.files, conn, when, args.table, warn)
+    for name, written in stored:
         added += written.added
         state = "added" if written.added else "already in the history"
         if written.replaced is not None:
@@ -192,79 +228,101 @@ def run_list(args: argparse.Namespace) -> int:
     from companion.history.store import list_games
     from companion.history.text import game_line
 
-    games = list_games(_open(args), args.game, args.player, args.since, args.until)
+    games = _reading(
+        args, lambda conn: list_games(conn, args.game, args.player, args.since, args.until)
+    )
     if args.json:
         print(dump_json({"games": [asdict(g) for g in games]}))
-        return 0
+        return _status(args)
     for g in games:
         print(game_line(g))
     if not games:
         print("no games")
-    return 0
+    return _status(args)
+
+
+MAX_GAME = 2**63 - 1  # SQLite's largest row id
 
 
 def run_show(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
+    from companion.errors import InputError
     from companion.files import dump_json
     from companion.history.store import game_rounds, get_game
     from companion.history.text import show_lines
 
-    conn = _open(args)
-    game = get_game(conn, args.game)
-    rounds = game_rounds(conn, args.game)
-    if args.svg:
+    if not 1 <= args.game <= MAX_GAME:
+        raise InputError("GAME", f"no game #{args.game} in the history")
+
+    def gather(conn: sqlite3.Connection) -> tuple[Any, list[dict[str, Any]], str | None]:
+        game = get_game(conn, args.game)
+        rounds = game_rounds(conn, args.game)
+        if not args.svg:
+            return game, rounds, None
         from companion.history.plots import counts_svg
 
-        _write(args.svg, counts_svg(conn, args.game))
+        return game, rounds, counts_svg(conn, args.game)
+
+    game, rounds, svg = _reading(args, gather)
+    if svg is not None:
+        _write(args, args.svg, svg)
     if args.json:
         print(dump_json({**asdict(game), "rounds": rounds}))
-        return 0
+        return _status(args)
     print("\n".join(show_lines(game, rounds)))
-    return 0
+    return _status(args)
 
 
 def run_stats(args: argparse.Namespace) -> int:
     from companion.files import dump_json
     from companion.history.stats import all_stats, player_stats, stats_lines
 
-    conn = _open(args)
-    figures = [player_stats(conn, args.player)] if args.player else all_stats(conn)
-    if args.svg:
+    def gather(conn: sqlite3.Connection) -> tuple[list[dict[str, Any]], str | None]:
+        figures = [player_stats(conn, args.player)] if args.player else all_stats(conn)
+        if not args.svg:
+            return figures, None
         from companion.history.plots import form_svg, reaction_svg
 
-        svg = form_svg(conn, args.player, args.game) if args.player else reaction_svg(conn)
-        _write(args.svg, svg)
+        plot = form_svg(conn, args.player, args.game) if args.player else reaction_svg(conn)
+        return figures, plot
+
+    figures, svg = _reading(args, gather)
+    if svg is not None:
+        _write(args, args.svg, svg)
     if args.json:
         print(dump_json({"players": figures}))
-        return 0
+        return _status(args)
     print("\n".join(line for f in figures for line in stats_lines(f)) or "no players")
-    return 0
+    return _status(args)
 
 
 def run_export(args: argparse.Namespace) -> int:
     from companion.history.export import dump, to_bgstats, to_bgstats_links, to_csv, to_json
     from companion.history.store import list_games
 
-    conn = _open(args)
-    if args.format == "json":
-        text = dump(to_json(conn, args.since))
-    elif args.format == "bgstats":
-        text = dump(to_bgstats(list_games(conn, since=args.since)))
-    elif args.format == "bgstats-links":
-        text = to_bgstats_links(list_games(conn, since=args.since))
-    else:
-        text = to_csv(list_games(conn, since=args.since))
+    def gather(conn: sqlite3.Connection) -> str:
+        if args.format == "json":
+            return dump(to_json(conn, args.since))
+        games = list_games(conn, since=args.since)
+        if args.format == "bgstats":
+            return dump(to_bgstats(games))
+        if args.format == "bgstats-links":
+            return to_bgstats_links(games)
+        return to_csv(games)
+
+    text = _reading(args, gather)
     if args.output:
-        _write(args.output, text)
+        _write(args, args.output, text)
     else:
         sys.stdout.write(text)
-    return 0
+    return _status(args)
 
 
 def run_alias(args: argparse.Namespace) -> int:
     from companion.history.store import add_alias
 
-    add_alias(_open(args), args.alias, args.name)
+    with closing(_open(args)) as conn:
+        add_alias(conn, args.alias, args.name)
     print(f"{args.alias} is {args.name}")
     return 0

@@ -16,9 +16,10 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, InputError
+from companion.history.clean import check_game
 from companion.history.db import connect, default_path
 from companion.history.model import GameRecord, PlayerResult
 from companion.history.store import Written, write_game
@@ -46,6 +47,7 @@ __all__ = [
 ]
 
 Db = Path | str | sqlite3.Connection | None
+T = TypeVar("T")
 
 
 def now() -> str:
@@ -152,7 +154,11 @@ def record_later(
 
 
 def _warn(exc: BaseException) -> None:
-    print(f"companion: the game was not recorded in the history: {exc}", file=sys.stderr)
+    what = str(exc) if isinstance(exc, CompanionError | OSError | sqlite3.Error) else repr(exc)
+    print(
+        f"companion: the score stands; the game was not recorded in the history: {what}",
+        file=sys.stderr,
+    )
 
 
 OFF_VAR = "COMPANION_HISTORY"  # "off": no command records anything
@@ -168,7 +174,7 @@ def remember(
         return None
     try:
         return record(*args, db=db, **kwargs)
-    except (OSError, sqlite3.Error, CompanionError) as exc:
+    except Exception as exc:  # any fault of the history: the printed score stands
         _warn(exc)
         return None
 
@@ -185,4 +191,14 @@ def import_files(
     from companion.history.readers import read_game_file
 
     games = [(str(p), read_game_file(p, played_at, table, warn)) for p in paths]
-    return [(name, write_game(db, game)) for name, game in games]
+    for name, game in games:  # a game that cannot be stored stops the import before any is
+        _named(name, check_game, game)
+    return [(name, _named(name, write_game, db, game)) for name, game in games]
+
+
+def _named(source: str, step: Callable[..., T], *args: Any) -> T:
+    """``step(*args)``, its InputError naming the file the game came from."""
+    try:
+        return step(*args)
+    except InputError as exc:
+        raise exc if exc.source else exc.in_source(source) from None

@@ -65,10 +65,10 @@ def _cause(t_ns: int | None, verdict: Mapping[str, Any]) -> str:
 
 
 def _fate(player: str, verdict: Mapping[str, Any] | None) -> str:
+    """In the order ``companion chomp audit`` reads a verdict (referee/audit.py): the
+    winner of an automatic win (C8, C14) is also listed as ignored, and she is the winner."""
     if verdict is None:
         return "undecided"
-    if player in verdict.get("ignored", ()):
-        return "ignored"
     if player == verdict.get("winner"):
         return "won"
     if player in verdict.get("tied", ()):

@@ -9,18 +9,29 @@ not wait for, the switch of a new file to WAL, is retried by ``enter_wal``.
 The schema's version is ``PRAGMA user_version``; ``MIGRATIONS[n]`` takes a database from
 version ``n`` to ``n + 1``, so a file from any earlier version is brought forward step by
 step when it is opened, each step in its own transaction.
+
+Only a file that is ours is ever written: one we create, or one carrying our ``PRAGMA
+application_id`` (or, made before the id, our tables); any other file is refused before
+a byte of it changes. The reading commands go through :func:`read`, which opens the file
+read-only (``mode=ro``, or ``immutable=1`` when nothing else is writing it) and changes
+nothing on disk.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import stat
+import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
+from urllib.parse import quote
 
 from companion.errors import InputError
+from companion.history.clean import decode
 
 ENV_VAR = "COMPANION_HISTORY_DB"
 BUSY_TIMEOUT_MS = 30_000
@@ -98,8 +109,17 @@ CREATE INDEX presses_by_fate ON presses(player_id, counted, fate, cause);
 CREATE INDEX presses_by_game ON presses(game_id, round_n);
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1,)
+# "ComH": the file is a companion history. Set when a file is created, and by step 1 -> 2
+# for the databases made before it.
+APPLICATION_ID = 0x436F6D48
+SCHEMA_V2 = f"PRAGMA application_id = {APPLICATION_ID}"
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2)
 LATEST = len(MIGRATIONS)
+TABLES = frozenset({"players", "aliases", "games", "game_players", "rounds", "presses"})
+SQLITE_MAGIC = b"SQLite format 3\x00"
+THEIRS = "another program's SQLite database"
+T = TypeVar("T")
 
 
 def default_path() -> Path:
@@ -116,25 +136,168 @@ def default_path() -> Path:
 def connect(
     path: Path | str | None = None, migrations: Sequence[str] = MIGRATIONS
 ) -> sqlite3.Connection:
-    """Open (creating if need be) and bring the schema forward; errors name the file."""
+    """Open for writing (creating if need be) and bring the schema forward; errors name
+    the file. A file that is not ours is refused before anything is written to it."""
     where = str(default_path() if path is None else path)
-    if where != MEMORY:
+    new = where == MEMORY or _size(where) == 0
+    if not new:
+        read(where, lambda conn: None, migrations)  # ours, not from a newer companion
+    elif where != MEMORY:
         try:
             Path(where).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InputError("", f"cannot make its folder: {exc.strerror}", where) from None
     try:
         conn = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn.text_factory = decode  # a damaged stored text is a value, never a crash
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
+        if new:  # the first write to a file of ours marks it ours (a crash leaves it 0 bytes)
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         if where != MEMORY:
             enter_wal(conn)
             # FULL: the WAL is synced at every commit, so a power cut cannot take back a
             # game already written (NORMAL could lose the last few commits).
             conn.execute("PRAGMA synchronous = FULL")
         migrate(conn, migrations)
-    except sqlite3.DatabaseError as exc:
-        raise InputError("", f"not a history database ({exc})", where) from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        raise InputError("", f"not a history database ({_said(exc)})", where) from None
+    return conn
+
+
+def _said(exc: Exception) -> str:
+    """SQLite's message; one it gave in bytes that are not UTF-8 (a damaged schema's
+    text quoted back) is named, not decoded."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "SQLite's message about it is not UTF-8: the file is damaged"
+    return str(exc)
+
+
+def _size(where: str) -> int:
+    """The file's size; 0 for no file (a new database: ours to create). A folder, a
+    device or a pipe is refused here (reading a pipe's header would wait for ever)."""
+    try:
+        st = os.stat(where)
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        raise InputError("", f"cannot read: {exc.strerror or exc}", where) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("", "not a regular file (a folder, a device or a pipe)", where)
+    return st.st_size
+
+
+def _foreign_header(where: str) -> str | None:
+    """Why the file's first bytes say it is not ours, without SQLite opening it (which
+    could leave a -wal and -shm beside another program's file); None: look inside."""
+    try:
+        with open(where, "rb") as file:
+            header = file.read(100)
+    except OSError as exc:
+        raise InputError("", f"cannot read: {exc.strerror or exc}", where) from None
+    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+        return "not a SQLite database, so not a history database"
+    app = int.from_bytes(header[68:72], "big", signed=True)
+    if app not in (0, APPLICATION_ID):
+        return f"{THEIRS} (application_id {app:#x}), not a history"
+    return None
+
+
+def check_ours(conn: sqlite3.Connection, where: str, migrations: Sequence[str] = MIGRATIONS) -> int:
+    """The schema version of a database that is ours; anything else is an InputError."""
+    app = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    have = version(conn)
+    tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if app not in (0, APPLICATION_ID):
+        raise InputError("", f"{THEIRS} (application_id {app:#x}), not a history", where)
+    if app == 0 and not (have >= 1 and TABLES <= tables):  # ours before the id: our tables
+        raise InputError("", "a SQLite database that companion did not make: left as it is", where)
+    if have > len(migrations):
+        raise InputError(
+            "",
+            f"schema version {have} is newer than this companion knows ({len(migrations)}):"
+            " left as it is",
+            where,
+        )
+    return have
+
+
+def read(
+    path: Path | str | None,
+    work: Callable[[sqlite3.Connection], T],
+    migrations: Sequence[str] = MIGRATIONS,
+) -> T:
+    """``work`` done on the database opened read-only; not one byte on disk changes.
+
+    No file is an empty history. A database at rest (no -wal beside it: nothing is
+    writing it) is opened ``immutable=1``, which creates no -wal or -shm; if the file
+    changed meanwhile (a writer came), the work is done again with ``mode=ro``, SQLite's
+    locking read. ``mode=ro`` that cannot open (a WAL database in a read-only folder)
+    falls back to ``immutable=1``: the file as of its last checkpoint.
+    """
+    where = str(default_path() if path is None else path)
+    if where == MEMORY or _size(where) == 0:
+        return work(_empty())
+    reason = _foreign_header(where)
+    if reason:
+        raise InputError("", reason, where)
+    try:
+        if not _sidecars(where):
+            before = _stamp(where)
+            try:
+                result, failure = _read_as(where, "immutable=1", work, migrations), None
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+                result, failure = None, exc
+            if _stamp(where) == before and not _sidecars(where):
+                if failure is not None:
+                    raise failure
+                return result  # type: ignore[return-value]  # None only with a failure
+        try:
+            return _read_as(where, "mode=ro", work, migrations)
+        except sqlite3.OperationalError as exc:
+            if "unable to open" not in str(exc):
+                raise
+            print(
+                f"companion: warning: {where}: read as of its last checkpoint: its folder"
+                " is read-only, so the games still in its -wal cannot be read",
+                file=sys.stderr,
+            )
+            return _read_as(where, "immutable=1", work, migrations)
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # SQLite's message may be bytes
+        raise InputError(
+            "", f"cannot be read as a history database ({_said(exc)})", where
+        ) from None
+
+
+def _read_as(
+    where: str, mode: str, work: Callable[[sqlite3.Connection], T], migrations: Sequence[str]
+) -> T:
+    uri = "file:" + quote(os.path.abspath(where)) + "?" + mode
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.text_factory = decode
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA query_only = ON")
+        if check_ours(conn, where, migrations) == 0:
+            return work(_empty())  # ours, made but not yet given its tables
+        return work(conn)
+    finally:
+        conn.close()
+
+
+def _sidecars(where: str) -> bool:
+    return any(os.path.exists(where + end) for end in ("-wal", "-journal"))
+
+
+def _stamp(where: str) -> tuple[int, int, int, int]:
+    st = os.stat(where)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _empty() -> sqlite3.Connection:
+    """An empty history in memory, for a database not made yet."""
+    conn = sqlite3.connect(MEMORY, isolation_level=None)
+    migrate(conn)
     return conn
 
 

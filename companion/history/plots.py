@@ -19,8 +19,18 @@ from collections.abc import Sequence
 
 from companion import svg
 from companion.errors import InputError
+from companion.history.clean import mapping, number_in
 from companion.history.stats import reaction_times_us, spread
 from companion.history.store import find_player, game_rounds, get_game
+
+PLOT_LIMIT = 1e8  # past this a scale has no round steps (and no stored count is so big)
+
+
+def _scale(low: float, high: float, what: str) -> tuple[float, float, list[float]]:
+    """:func:`svg.nice_scale`, for values a plot can show; others are one line."""
+    if max(abs(low), abs(high)) > PLOT_LIMIT:
+        raise InputError("", f"{what} reach {max(abs(low), abs(high)):g}: too large to plot")
+    return svg.nice_scale(low, high)
 
 
 def reaction_svg(conn: sqlite3.Connection, players: Sequence[str] = ()) -> str:
@@ -41,7 +51,7 @@ def reaction_svg(conn: sqlite3.Connection, players: Sequence[str] = ()) -> str:
     values = [v for _, vs in series for v in vs]
     if not values:
         raise InputError("", "no CHOMP! slaps in the history to plot")
-    low, high, ticks = svg.nice_scale(min(values), max(values))
+    low, high, ticks = _scale(min(values), max(values), "the reaction times")
     bottom = svg.HEIGHT - svg.BOTTOM
 
     def y(ms: float) -> float:
@@ -154,15 +164,14 @@ def counts_svg(conn: sqlite3.Connection, game_id: int) -> str:
     if not rounds:
         raise InputError("GAME", f"game #{game_id} has no counts round by round")
     names = [p["name"] for p in game.players]
+    robots = mapping(game.players[0]["detail"]).get("robots") if game.players else None
     start = {
-        "chomp": game.detail.get("deal", {}),
-        "getbit": dict.fromkeys(names, 4 * (len(game.players[0]["detail"].get("robots", [])) or 1)),
+        "chomp": mapping(game.detail.get("deal")),
+        "getbit": dict.fromkeys(names, 4 * (len(robots) if isinstance(robots, list) else 1)),
     }.get(game.kind, {})
-    series = {
-        n: [float(start.get(n, 0))] + [float(r["counts"].get(n, 0)) for r in rounds] for n in names
-    }
-    high = max(max(v) for v in series.values())
-    low, high, ticks = svg.nice_scale(0, high)
+    series = {n: [number_in(start, n)] + [number_in(r["counts"], n) for r in rounds] for n in names}
+    high = max((max(v) for v in series.values()), default=0.0)
+    low, high, ticks = _scale(0, high, f"game #{game_id}'s counts")
     bottom, span = svg.HEIGHT - svg.BOTTOM, svg.WIDTH - svg.LEFT - svg.RIGHT
 
     def at(i: int, value: float) -> tuple[float, float]:

@@ -43,7 +43,7 @@ def _is_journal(text: str) -> bool:
     first = text.lstrip().split("\n", 1)[0]
     try:
         head = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):  # not a journal's line: the JSON reader says why
         return False
     return isinstance(head, dict) and isinstance(head.get("type"), str) and "\n" in text.strip()
 

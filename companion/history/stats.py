@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.errors import InputError
+from companion.history.clean import number_in
 from companion.history.model import CAUSES, KINDS
 from companion.history.store import find_player
 
@@ -157,12 +158,12 @@ def _getbit(conn: sqlite3.Connection, pid: int) -> dict[str, Any] | None:
     if not rows:
         return None
     details = [json.loads(d) for _, d in rows]
-    survived = [int(d.get("rounds_survived", 0)) for d in details]
+    survived = [int(number_in(d, "rounds_survived")) for d in details]
     return {
         "games": len(rows),
         "rounds_survived": sum(survived),
         "rounds_survived_per_game": round(sum(survived) / len(rows), 2),
-        "bites_taken": sum(int(d.get("bites_taken", 0)) for d in details),
+        "bites_taken": sum(int(number_in(d, "bites_taken")) for d in details),
     }
 
 

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from companion.errors import InputError
+from companion.history.clean import check_game, check_name
 from companion.history.db import write
 from companion.history.model import GameRecord, round_digest
 
@@ -23,10 +24,26 @@ def _json(value: Any) -> str:
 
 
 def find_player(conn: sqlite3.Connection, name: str) -> int | None:
-    """A player's id by name or alias (either way, case does not matter)."""
+    """A player's id by name or alias (either way, case does not matter).
+
+    SQLite's NOCASE folds A to Z only, so a name found no other way is compared with
+    every name and alias casefolded (``Élodie`` is ``ÉLODIE``); players are few."""
     row = conn.execute("SELECT player_id FROM aliases WHERE alias = ?", (name,)).fetchone()
     if row is None:
         row = conn.execute("SELECT id FROM players WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        folded = name.casefold()
+        row = next(
+            (
+                (pid,)
+                for other, pid in conn.execute(
+                    "SELECT alias, player_id FROM aliases UNION ALL"
+                    " SELECT name, id FROM players ORDER BY 2"
+                )
+                if isinstance(other, str) and other.casefold() == folded
+            ),
+            None,
+        )
     return None if row is None else int(row[0])
 
 
@@ -73,6 +90,7 @@ def _copies(conn: sqlite3.Connection, game: GameRecord) -> tuple[int | None, int
 def write_game(conn: sqlite3.Connection, game: GameRecord) -> Written:
     """Store one game in one transaction, unless its content hash is already stored; an
     unfinished shorter copy of it (an earlier save, a journal imported mid-game) goes."""
+    check_game(game)  # before anything is written: clean text, numbers SQLite can hold
     digest = game.content_hash()
     with write(conn):
         row = conn.execute("SELECT id FROM games WHERE content_hash = ?", (digest,)).fetchone()
@@ -111,6 +129,17 @@ def write_game(conn: sqlite3.Connection, game: GameRecord) -> Written:
 def _write_rows(conn: sqlite3.Connection, game_id: int, game: GameRecord) -> None:
     """The game's players, rounds and presses (inside :func:`write_game`'s transaction)."""
     ids: dict[str, int] = {}
+    seats: dict[int, str] = {}
+    for p in game.players:
+        pid = _player(conn, p.name, ids)
+        if pid in seats:  # rolled back with the whole game
+            raise InputError(
+                "players",
+                f"{seats[pid]!r} and {p.name!r} are one player in the history (case does not"
+                " matter, and an alias is the same person): two seats of one game cannot be"
+                " one player; rename one seat",
+            )
+        seats[pid] = p.name
     conn.executemany(
         "INSERT INTO game_players(game_id, player_id, seat, score, rank, won, detail)"
         " VALUES (?,?,?,?,?,?,?)",
@@ -171,6 +200,8 @@ def _write_rows(conn: sqlite3.Connection, game_id: int, game: GameRecord) -> Non
 def add_alias(conn: sqlite3.Connection, alias: str, name: str) -> None:
     """``alias`` is another name of ``name`` from now on; games already stored under the
     alias as a player of its own move to ``name`` (one person, one history)."""
+    check_name(alias, "ALIAS")
+    check_name(name, "NAME")
     with write(conn):
         target = find_player(conn, name)
         if target is None:
@@ -308,6 +339,8 @@ def game_rounds(conn: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
         " WHERE x.game_id = ? ORDER BY x.round_n, x.id",
         (game_id,),
     ):
+        if n not in rounds:
+            continue  # its round was left out as damaged (rows.py said so)
         rounds[n]["presses"].append(
             {
                 "player": name,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.history.clean import mapping
 from companion.history.model import GAME_NAMES
 from companion.history.store import GameRow
 
@@ -44,11 +45,13 @@ def _round_line(kind: str, r: dict[str, Any]) -> str:
         presses = "; ".join(_press(p) for p in r["presses"]) or "no press"
         return f"round {r['n']:>3}  {what}  [{presses}]"
     if kind == "getbit":
-        cards = " ".join(f"{robot}:{card}" for robot, card in detail.get("cards", {}).items())
+        shown = mapping(detail.get("cards"))
+        cards = " ".join(f"{robot}:{card}" for robot, card in shown.items())
         bitten = detail.get("bitten")
         what = f"{bitten} bitten" if bitten else "no bite"
-        if detail.get("out"):
-            what += f", out: {', '.join(detail['out'])}"
+        out = detail.get("out")
+        if out and isinstance(out, list):
+            what += f", out: {', '.join(map(str, out))}"
         return f"round {r['n']:>3}  {cards}  {what}"
     return f"round {r['n']:>3}  {r['outcome']}"
 
