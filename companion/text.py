@@ -37,7 +37,16 @@ NUMBER_DIGITS = 18  # more digits than any count, card or level at a table
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_SEPARATORS = frozenset("\u2028\u2029")  # a line break a terminal or a log would obey
 _JOINER = "\u200d"  # zero-width joiner: holds emoji sequences together
+_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(
+    f"{chr(plane * 0x10000 + 0xFFFE)}{chr(plane * 0x10000 + 0xFFFF)}" for plane in range(17)
+)
+# Every character outside text may not hold, as one class a regular expression finds at C
+# speed (the history checks every stored string with it on the way out as well as in).
+REFUSED_CHARACTERS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\ud800-\udfff" + "".join(sorted(_BIDI | _SEPARATORS)) + _NONCHARACTERS + "]"
+)
 
 
 def shown(value: str, most: int = 30) -> str:
@@ -55,6 +64,8 @@ def _refused_char(char: str) -> str | None:
         return f"holds a control character (U+{code:04X})"
     if char in _BIDI:
         return f"holds a bidi control (U+{code:04X}) that reorders what is shown"
+    if char in _SEPARATORS:
+        return f"holds a line or paragraph separator (U+{code:04X})"
     if 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE:
         return f"holds a noncharacter (U+{code:04X})"
     return None
@@ -67,11 +78,18 @@ def clean(value: object, where: str, *, limit: int = TEXT_LIMIT) -> str:
         raise InputError(where, f"expected text, got {type(value).__name__}")
     if len(value) > limit:
         raise InputError(where, f"over {limit} characters: {shown(value)}")
-    for char in value:
-        reason = _refused_char(char)
-        if reason is not None:
-            raise InputError(where, f"{reason}: {shown(value)}")
+    reason = refusal(value)
+    if reason is not None:
+        raise InputError(where, f"{reason}: {shown(value)}")
     return value
+
+
+def refusal(value: str) -> str | None:
+    """Why ``value`` may not be outside text (its first refused character), or None."""
+    found = REFUSED_CHARACTERS.search(value)
+    if found is None:
+        return None
+    return f"{_refused_char(found.group())} at character {found.start() + 1}"
 
 
 def clean_tree(value: object, where: str = "", *, limit: int = 1_000_000) -> None:

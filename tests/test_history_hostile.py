@@ -298,7 +298,7 @@ def test_a_name_that_is_not_clean_text_is_refused_before_anything_is_written(nam
 def test_alias_of_an_empty_name_is_refused_in_one_line(copy: Path) -> None:
     before = fingerprint(copy)
     status, _, err = cli("history", "--db", str(copy), "alias", "", "ann")
-    assert status == 2 and "ALIAS: an empty name" in err and err.count("\n") == 1
+    assert status == 2 and "ALIAS: a name cannot be empty" in err and err.count("\n") == 1
     assert fingerprint(copy) == before
 
 
@@ -583,26 +583,28 @@ def test_a_lone_surrogate_in_a_journal_name_is_one_line_naming_the_seat(tmp_path
     journal = tmp_path / "game.jsonl"
     journal.write_text(text)
     status, _, err = cli("history", "--db", str(tmp_path / "h.sqlite3"), "import", str(journal))
-    assert status == 2 and err == f"companion: {journal}: players[0].name: a lone surrogate" + (
-        " U+D800 at character 3\n"
+    assert status == 2 and err == f"companion: {journal}: players[0].name: holds bytes that" + (
+        " are not valid UTF-8 (a lone surrogate) at character 3\n"
     )
 
 
-def test_a_score_whose_name_holds_a_terminal_escape_stands_and_is_not_recorded(
+def test_a_score_sheet_whose_name_holds_a_terminal_escape_is_refused_and_not_recorded(
     tmp_path: Path,
 ) -> None:
+    """The gate for outside text refuses it where the sheet is read, before any score is
+    printed (the escape never reaches the terminal) and before the history is opened."""
     text = (EXAMPLES / "foodchain-score.json").read_text().replace('"ann"', '"ann\\u001b[31m"')
     sheet = tmp_path / "sheet.json"
     sheet.write_text(text)
     shutil.copy(EXAMPLES / "foodchain-catalog.example.json", tmp_path)
     path = tmp_path / "h.sqlite3"
     status, out, err = cli("foodchain", "score", str(sheet), "--db", str(path))
-    assert status == 0 and "wins with 19 points" in out
+    assert status == 2 and out == "" and "\x1b" not in err
     assert err == (
-        "companion: the score stands; the game was not recorded in the history:"
-        " players[0].name: a control character U+001B at character 4\n"
+        f"companion: {sheet}: players: holds a control character (U+001B) at character 4:"
+        " 'ann\\x1b[31m'\n"
     )
-    assert in_process("history", "--db", str(path), "list") == 0  # nothing half-written
+    assert not path.exists()  # nothing recorded, not even an empty database
 
 
 @pytest.mark.parametrize("what", ["folder", "fifo"])

@@ -116,10 +116,17 @@ def test_name_rule_at_most_24_characters() -> None:
     assert "at most 24 characters" in refused("x" * 25, gate.name)
 
 
-@pytest.mark.parametrize("char", ["\u00a0", "\u2028", "\u200b", "\u00ad"])
+@pytest.mark.parametrize("char", ["\u00a0", "\u200b", "\u00ad"])
 def test_name_rule_every_character_shown(char: str) -> None:
-    """A no-break space, a line separator, a zero-width space, a soft hyphen: not seen."""
+    """A no-break space, a zero-width space, a soft hyphen: not seen."""
     assert "not shown" in refused(f"a{char}b", gate.name)
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029"])
+def test_clean_rule_no_line_or_paragraph_separator(char: str) -> None:
+    """A terminal, a log or a JSON-in-script reader would break the line there."""
+    assert "line or paragraph separator" in refused(f"a{char}b", gate.clean)
+    assert "line or paragraph separator" in refused(f"a{char}b", gate.name)
 
 
 @pytest.mark.parametrize("value", ["<b>", "a&b", 'say "hi"', "o'neil", "]]>", "👨\u200d👩\u200d👧"])

@@ -1,11 +1,10 @@
 """One check for every text and number the history stores or reads back.
 
-A name, a table, a file name or any string inside a game's details goes through
-:func:`_clean_text` on its way in (:func:`check_game`, :func:`check_name`) and again on
-its way out of the file (``rows.py``), so a lone surrogate or a terminal escape can never
-be stored, nor printed from a damaged file. ``_clean_text`` is the history's own gate
-until the shared one for outside text (``companion/text.py``) is merged; switching is
-one import.
+A name, a table, a file name or any string inside a game's details goes through the
+gate for outside text (``companion/text.py``, :func:`~companion.text.refusal`) on its way
+in (:func:`check_game`, :func:`check_name`) and again on its way out of the file
+(``rows.py``), so a lone surrogate or a terminal escape can never be stored, nor printed
+from a damaged file.
 """
 
 from __future__ import annotations
@@ -14,12 +13,12 @@ import math
 import re
 from typing import Any
 
+from companion import text as gate
 from companion.errors import InputError
 
 MAX_PRESS_NS = 86_400 * 10**9  # a press a day away from its reveal is no press of a round
 MAX_DEPTH = 64  # a game's details nest a few levels; anything deeper is not a game of ours
 INT64 = (-(2**63), 2**63 - 1)  # SQLite's INTEGER
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 class Undecodable(str):
@@ -34,26 +33,14 @@ def decode(raw: bytes) -> str:
         return Undecodable(raw.decode("utf-8", "replace"))
 
 
-# What _clean_text refuses, as one class a regular expression finds at C speed: the
-# control characters (C0, DEL, C1), the line and paragraph separators, the bidi
-# embeddings, overrides and isolates, and the surrogates (alone in a str: never UTF-8).
-UNCLEAN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-# The same characters written as JSON escapes (a stored detail holds them escaped).
+# The gate's class of refused characters, also written as JSON escapes (a stored detail
+# may hold them escaped), so that a clean JSON text need not be walked at all.
+UNCLEAN = gate.REFUSED_CHARACTERS
 UNCLEAN_ESCAPE = re.compile(
-    r"\\u(?:00[01]\w|007f|00[89]\w|202[89a-e]|206[6-9]|d[89a-f]\w\w)", re.IGNORECASE
+    r"\\u(?:00[01]\w|007f|00[89]\w|061c|200[ef]|202[89a-e]|206[6-9]|d[89a-f]\w\w|fdd\w|fde\w"
+    r"|fff[ef])",
+    re.IGNORECASE,
 )
-
-
-def _clean_text(text: str) -> str | None:
-    """Why ``text`` may not be stored or shown (None: it may): a lone surrogate (no
-    UTF-8 has it), a control character (a terminal would obey it), or a bidi override
-    (it would reorder what is printed after it)."""
-    found = UNCLEAN.search(text)
-    if found is None:
-        return None
-    code = ord(found.group())
-    what = "a lone surrogate" if 0xD800 <= code <= 0xDFFF else "a control character"
-    return f"{what} U+{code:04X} at character {found.start() + 1}"
 
 
 def check_text(value: object, where: str) -> str:
@@ -61,7 +48,7 @@ def check_text(value: object, where: str) -> str:
         raise InputError(where, "not UTF-8")
     if not isinstance(value, str):
         raise InputError(where, f"not text: {type(value).__name__}")
-    reason = _clean_text(value)
+    reason = gate.refusal(value)
     if reason:
         raise InputError(where, reason)
     return value
