@@ -318,3 +318,46 @@ def test_demo_autoplay_on_a_full_disk_stops_with_its_line_and_exits_2(tmp_path: 
     assert "cannot write the journal" in last and "the table stops" in last
     (journal,) = tmp_path.glob("companion-demo-*/demo-journal.jsonl")
     assert 0 < journal.stat().st_size <= limit and journal.read_bytes().endswith(b"\n")
+
+
+# -- the photo commands (the scan extra) -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def land_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A photo of the example land, beside its catalog (as tests/test_scan_cli.py makes it)."""
+    cv2 = pytest.importorskip("cv2")
+    import json
+    import random
+
+    from companion.games.dino.formats import catalog_from_dict, placement_from_dict
+    from companion.scan.synth import Style, render
+
+    folder = tmp_path_factory.mktemp("scan")
+    catalog = json.loads((ROOT / "examples" / "dino-catalog.example.json").read_text())
+    (folder / "catalog.json").write_text(json.dumps(catalog))
+    log = json.loads((ROOT / "examples" / "dino-placements.json").read_text())
+    placements = [placement_from_dict(p, "p") for p in log["placements"]]
+    style = Style(occluders=(0,), blur_max=0.8, noise_max=4.0, margin_cells=1.0)
+    photo = render(random.Random(7), catalog_from_dict(catalog), placements, (2000, 1500), style)
+    cv2.imwrite(str(folder / "land.png"), photo.image)
+    return folder / "land.png"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_dino_scan_and_markers_refuse_a_node_in_one_line_and_leave_it(
+    run_cli: RunCli, tmp_path: Path, land_photo: Path, kind: str
+) -> None:
+    """Before: cv2.imwrite and Pillow wrote through a link and into a FIFO (a hang)."""
+    node = make_node(tmp_path, kind)
+    before = snapshot(tmp_path)
+    catalog = str(land_photo.with_name("catalog.json"))
+    for argv in (
+        ["dino", "scan", str(land_photo), "--catalog", catalog, "--annotated", str(node)],
+        ["dino", "markers", catalog, "--dpi", "72", "-o", str(node)],
+    ):
+        status, _, err = run_cli(*argv)
+        line = one_line(err)
+        assert status == 2 and str(node) in line and SAYS[kind] in line, line
+        assert snapshot(tmp_path) == before

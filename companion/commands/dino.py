@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from companion import data
 from companion.commands.options import add_history_options, counted
 from companion.errors import InputError
-from companion.files import dump_json, parse_json, read_text, source_name
+from companion.files import check_target, dump_json, parse_json, read_text, source_name
 from companion.games.dino import Land, Score, score, score_game
 from companion.games.dino.catalog import Catalog, Replay
 from companion.games.dino.formats import (
@@ -396,6 +396,7 @@ def run_markers(args: argparse.Namespace) -> int:
     targets = [Path(p) for p in (args.out or ["markers.pdf", "markers.png"])]
     written: list[Path] = []
     for target in targets:
+        check_target(target)  # a device, a pipe or a link there is refused, left as it is
         written.extend(save_sheet(pages, target, layout.dpi))
     stickers = len(catalog.cards) * 4
     print(
@@ -588,14 +589,22 @@ def _save_annotated(image: Any, reading: Reading, named: str | None, default: Pa
     (a place the user named that cannot be written is an error)."""
     import cv2
 
+    from companion.errors import CompanionError
+    from companion.files import write_atomic
     from companion.scan.annotate import annotate
 
     target = Path(named) if named is not None else default
     picture = annotate(image, reading)
     ok = False
-    try:
-        ok = bool(cv2.imwrite(str(target), picture))
+    try:  # encoded here, written by write_atomic: never over a device, a pipe or a link
+        ok, encoded = cv2.imencode(target.suffix or ".jpg", picture)
+        if ok:
+            write_atomic(target, encoded.tobytes(), "no image was written")
     except cv2.error:
+        ok = False
+    except CompanionError:
+        if named is not None:
+            raise  # the place the user named: its own line (not a file, cannot write)
         ok = False
     if ok:
         return str(target)
