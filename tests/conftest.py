@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -58,6 +59,17 @@ def private_history(
     path = tmp_path_factory.mktemp("history") / "history.sqlite3"
     monkeypatch.setenv("COMPANION_HISTORY_DB", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def private_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temporary files the code makes for itself (a demo's journal, a bench's folder,
+    a browser's profile) go into a folder of the test's own, in this process and in every
+    subprocess it starts (TMPDIR): no test leaves anything in /tmp itself."""
+    folder = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,6 +78,19 @@ def one_line(err: str) -> str:
     lines = err.splitlines()
     assert len(lines) == 1 and "Traceback" not in err, err
     return lines[0]
+
+
+# -- the tests themselves --------------------------------------------------------------------
+
+
+def test_temporary_files_of_a_test_stay_in_its_own_folder(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Before: a demo's journal and the benches' folders went to /tmp and stayed there
+    (companion-bench-*, companion-demo-*), from every run of the suite."""
+    base = tmp_path_factory.getbasetemp()
+    for folder in (tempfile.gettempdir(), os.environ["TMPDIR"], tempfile.mkdtemp()):
+        assert Path(folder).is_relative_to(base), folder
 
 
 # -- the one check ---------------------------------------------------------------------------
