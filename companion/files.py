@@ -8,7 +8,9 @@ FIFO, ``/dev/zero`` or a folder, and anything over the cap is one :class:`InputE
 never a hang or a MemoryError. Every file a table keeps (a journal, a saved game) is held
 with :func:`lock_exclusive` for the table's lifetime, so a second table on it is refused
 with the process that holds it; every write failure is a :class:`WriteError` saying what
-is safe.
+is safe. Every write goes only where nothing is or a regular file is
+(:func:`check_target`): a device, a FIFO, a socket, a folder or a symbolic link there is
+one InputError, never replaced, renamed aside or written through.
 """
 
 from __future__ import annotations
@@ -200,11 +202,11 @@ def _create(tmp: Path) -> int:
     """A new temporary, created here and nowhere else (O_EXCL, O_NOFOLLOW); a regular file
     left by a write that was cut off is ours and replaced, anything else is refused."""
     try:
-        return os.open(tmp, WRITE_FLAGS, 0o644)
+        return os.open(tmp, WRITE_FLAGS, 0o666)  # less the umask, as open() gives
     except FileExistsError:
         check_target(tmp)
         tmp.unlink()
-        return os.open(tmp, WRITE_FLAGS, 0o644)
+        return os.open(tmp, WRITE_FLAGS, 0o666)  # less the umask, as open() gives
 
 
 # -- one writer per file ---------------------------------------------------------------------
