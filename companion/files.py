@@ -8,17 +8,21 @@ FIFO, ``/dev/zero`` or a folder, and anything over the cap is one :class:`InputE
 never a hang or a MemoryError. Every file a table keeps (a journal, a saved game) is held
 with :func:`lock_exclusive` for the table's lifetime, so a second table on it is refused
 with the process that holds it; every write failure is a :class:`WriteError` saying what
-is safe.
+is safe. Every write goes only where nothing is or a regular file is
+(:func:`check_target`): a device, a FIFO, a socket, a folder or a symbolic link there is
+one InputError, never replaced, renamed aside or written through.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import math
 import os
 import stat
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,12 +79,20 @@ def read_text(path: str) -> str:
         raise InputError(f"byte {exc.start}", "not UTF-8 text", path) from None
 
 
-def parse_json(text: str, source: str) -> Any:
+def parse_json(
+    text: str, source: str, pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None
+) -> Any:
     """JSON with errors naming the place; numbers that no file of ours holds (a 5,000-digit
-    integer, NaN, Infinity) are refused here, once for every reader."""
+    integer, NaN, Infinity) and nesting deeper than a file of ours are refused here, once
+    for every reader. ``pairs_hook`` builds each object (a reader that wants to see a key
+    given twice)."""
     try:
         return json.loads(
-            text, parse_constant=_no_constant, parse_int=_checked_int, parse_float=_checked_float
+            text,
+            parse_constant=_no_constant,
+            parse_int=_checked_int,
+            parse_float=_checked_float,
+            object_pairs_hook=pairs_hook,
         )
     except json.JSONDecodeError as exc:
         raise InputError(
@@ -122,24 +134,79 @@ def dump_json(value: Any) -> str:
 
 # -- writing ---------------------------------------------------------------------------------
 
+_NOT_A_FILE = (
+    (stat.S_ISLNK, "is a symbolic link, not a file: give the file's own path"),
+    (stat.S_ISDIR, "is a folder, not a file: give a file's path"),
+    (stat.S_ISCHR, "is a device, not a file: give a file's path"),
+    (stat.S_ISBLK, "is a device, not a file: give a file's path"),
+    (stat.S_ISFIFO, "is a named pipe, not a file: give a file's path"),
+    (stat.S_ISSOCK, "is a socket, not a file: give a file's path"),
+)
+
+
+def check_target(path: str | Path) -> str:
+    """The path as text if a file may be written there: nothing yet, or a regular file.
+
+    Anything else (a device, a FIFO, a socket, a folder, a symbolic link even to a file)
+    is one InputError naming the path, so no write replaces, renames aside or writes
+    through it: a symlink is refused rather than followed, as the one rule that cannot
+    surprise (``/dev/full``, a loop, a link into another folder). ``lstat`` looks at the
+    name itself; the opens that follow add O_NOFOLLOW, so a link swapped in is refused too.
+    """
+    text = check_path(path)
+    if not text or text.endswith("/"):
+        raise InputError("", "is a folder, not a file: give a file's path", text or "''")
+    try:
+        mode = os.lstat(text).st_mode
+    except FileNotFoundError:
+        return text
+    except OSError as exc:
+        raise InputError("", f"cannot write here: {exc.strerror or exc}", text) from None
+    for test, message in _NOT_A_FILE:
+        if test(mode):
+            raise InputError("", message, text)
+    return text
+
+
+WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
 
 def write_atomic(path: str | Path, text: str | bytes, safe: str = "the file is unchanged") -> None:
     """Write a whole file: a temporary beside it, synced, then renamed over it, so the old
-    file stays whole until the new one is. A failure is one WriteError, the temporary gone."""
-    target = Path(check_path(path))
+    file stays whole until the new one is. A failure is one WriteError, the temporary gone;
+    a place that is not a file (:func:`check_target`) is one InputError, left untouched."""
+    target = Path(check_target(path))
     tmp = target.with_name(f".{target.name}.tmp")
+    made = False
     try:
-        with tmp.open("wb") as handle:
+        fd = _create(tmp)
+        made = True
+        with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
+        check_target(target)  # again, just before: a node put there meanwhile stays
         os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+    except (OSError, InputError) as exc:
+        if made:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+        if isinstance(exc, InputError):
+            raise exc from None
         raise WriteError(f"{target}: cannot write ({exc.strerror or exc}); {safe}") from None
+
+
+def _create(tmp: Path) -> int:
+    """A new temporary, created here and nowhere else (O_EXCL, O_NOFOLLOW); a regular file
+    left by a write that was cut off is ours and replaced, anything else is refused."""
+    try:
+        return os.open(tmp, WRITE_FLAGS, 0o666)  # less the umask, as open() gives
+    except FileExistsError:
+        check_target(tmp)
+        tmp.unlink()
+        return os.open(tmp, WRITE_FLAGS, 0o666)  # less the umask, as open() gives
 
 
 # -- one writer per file ---------------------------------------------------------------------
@@ -161,8 +228,10 @@ class LockedFile:
 def make_room(path: Path, new: bool) -> Path | None:
     """Before a new game is saved at ``path``: a game already there is refused in one line
     unless ``new`` says to start another, and then set aside, never deleted. Returns the
-    name it was kept under (None when the place was free)."""
-    if not path.exists():
+    name it was kept under (None when the place was free). A device, a FIFO or a link
+    there is refused (:func:`check_target`), never renamed aside."""
+    check_target(path)
+    if not os.path.lexists(path):
         return None
     if not new:
         raise InputError(
@@ -201,7 +270,9 @@ def _command_of(pid: str) -> str:
 
 def lock_beside(path: Path, what: str) -> LockedFile:
     """Hold a file that is replaced whole at every save (a saved game) through a lock file
-    beside it (``.NAME.lock``), whose name never changes; errors name the file itself."""
+    beside it (``.NAME.lock``), whose name never changes; errors name the file itself.
+    The file must be one a save may replace (:func:`check_target`)."""
+    check_target(path)
     lock = path.with_name(f".{path.name}.lock")
     try:
         return lock_exclusive(lock, what, shown_as=path)
@@ -214,16 +285,20 @@ def lock_exclusive(
 ) -> LockedFile:
     """Open ``path`` and hold an exclusive lock on it, or one BusyError naming the holder.
 
-    The path must be a regular file (or not yet exist). The lock is taken on the file the
-    name points to once locked: a file renamed away meanwhile is let go and taken again.
+    The path must be a regular file (or not yet exist): anything else, a symbolic link
+    too, is refused (:func:`check_target`; O_NOFOLLOW on the open). The lock is taken on
+    the file the name points to once locked: a file renamed away meanwhile is let go and
+    taken again.
     """
-    text = check_path(path)
+    text = check_target(path)
     for _ in range(5):
         try:
-            fd = os.open(text, flags | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
+            fd = os.open(text, flags | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW, 0o644)
         except IsADirectoryError:
-            raise InputError("", f"is a folder: name a {what} file in it", text) from None
+            raise InputError("", "is a folder, not a file: give a file's path", text) from None
         except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a link put there since the check
+                check_target(text)
             raise WriteError(f"{text}: cannot open the {what} ({exc.strerror or exc})") from None
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)

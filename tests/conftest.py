@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import logging
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -57,6 +59,30 @@ def private_history(
     path = tmp_path_factory.mktemp("history") / "history.sqlite3"
     monkeypatch.setenv("COMPANION_HISTORY_DB", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def private_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temporary files the code makes for itself (a demo's journal, a bench's folder,
+    a browser's profile) go into a folder of the test's own, in this process and in every
+    subprocess it starts (TMPDIR): no test leaves anything in /tmp itself."""
+    folder = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def no_table_log_after_the_test() -> Iterator[None]:
+    """A table run in-process (``run_referee``'s log_to) adds its log file to the root
+    logger: it is taken off after the test, so no later test logs into another test's
+    folder. (A journal on /dev/full once left /dev/full.log as the log of every test after
+    it, and as a user each of them failed on it.)"""
+    yield
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if getattr(h, "companion_table", False)]:
+        root.removeHandler(handler)
+        handler.close()
 
 
 @pytest.fixture

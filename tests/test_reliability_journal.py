@@ -9,6 +9,7 @@ a decided round, and a full disk lit the winner's LED for a verdict never journa
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -268,15 +269,22 @@ def test_an_exact_duplicate_line_is_skipped_with_a_warning(
 # -- 4. write errors ---------------------------------------------------------------------
 
 
-def fill_the_disk(journal: JournalWriter) -> None:
-    """Every later write of this journal fails as on a full disk (ENOSPC from /dev/full)."""
-    full = os.open("/dev/full", os.O_WRONLY)
-    os.dup2(full, journal.fd)
-    os.close(full)
+def fill_the_disk(journal: JournalWriter, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every later write of this journal fails as on a full disk (ENOSPC), in this process
+    only: no file outside the test's folder is opened (it was /dev/full, whose log beside
+    it, /dev/full.log, a test once wrote)."""
+    real_write = os.write
+
+    def write(fd: int, data: bytes | memoryview) -> int:
+        if fd == journal.fd:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
 
 
 def test_a_full_disk_shows_no_verdict_stops_the_table_and_keeps_the_journal_whole(
-    table_config: ChompConfig, opener: Opener
+    table_config: ChompConfig, opener: Opener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Before: the referee thread died after the winner's LED lit, so a verdict was
     announced that the journal never got."""
@@ -306,7 +314,7 @@ def test_a_full_disk_shows_no_verdict_stops_the_table_and_keeps_the_journal_whol
     session.daemon.pump()  # the press and the cards are journalled; the verdict is not due
     whole = table_config.journal.read_bytes()
     shown.clear()
-    fill_the_disk(session.journal)  # the disk fills just before the verdict's line
+    fill_the_disk(session.journal, monkeypatch)  # the disk fills just before the verdict's line
     clock.advance(100 * MS)
     session.daemon.pump()
     assert [c.signal for c in shown] == [Signal.FAULT]  # no winner's LED, only the fault
@@ -371,15 +379,44 @@ def test_a_full_disk_under_the_line_mode_exits_2_and_the_game_resumes(tmp_path: 
     assert f"after round {decided[-1]}" in again.stderr
 
 
-def test_a_journal_on_dev_full_is_one_line_and_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _table_with_journal(tmp_path: Path, journal: str) -> Path:
     config = tmp_path / "table.toml"
     config.write_text(
-        '[referee]\njournal = "/dev/full"\n'
+        f"[referee]\njournal = {json.dumps(journal)}\n"
         + "".join(f'[[players]]\nname = "{p}"\nbutton = {b}\n' for p, b in zip(
             ("ann", "bob", "cat"), (17, 27, 22), strict=True))
     )  # fmt: skip
+    return config
+
+
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [
+        ("fifo", "is a named pipe, not a file"),
+        ("folder", "is a folder, not a file"),
+        ("root", "is a folder, not a file"),
+        ("link", "is a symbolic link, not a file"),
+    ],
+)
+def test_a_journal_that_is_not_a_file_is_one_line_exit_2_and_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, says: str
+) -> None:
+    """Before: journal = "/dev/full" wrote /dev/full.log beside it before refusing, and
+    journal = "/" was a traceback (Path("/").with_suffix). Now the config is refused before
+    any file is opened; the FIFO stands for a device (no device can be made as a user)."""
+    place = {"fifo": tmp_path / "pipe", "folder": tmp_path / "games", "root": Path("/")}
+    journal = place.get(kind, tmp_path / "link")
+    if kind == "fifo":
+        os.mkfifo(journal)
+    elif kind == "folder":
+        journal.mkdir()
+    elif kind == "link":
+        (tmp_path / "real.jsonl").write_text("")
+        journal.symlink_to(tmp_path / "real.jsonl")
+    before = sorted(tmp_path.iterdir())
+    config = _table_with_journal(tmp_path, str(journal))
     assert main(["referee", "--config", str(config), "--pin-factory", "mock", "--new"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert "/dev/full" in line and "not a regular file" in line
+    assert "referee.journal" in line and says in line, line
+    assert sorted(tmp_path.iterdir()) == sorted([*before, config])  # no log, no lock
+    assert (tmp_path / "real.jsonl").exists() is (kind == "link")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.errors import InputError
+from companion.errors import InputError, WriteError
 from companion.games.chomp import CARD_NAMES, DECK_COMPOSITION, DECK_SIZE
 from companion.tags.tagfile import (
     DECKS,
@@ -117,8 +117,8 @@ def test_save_and_load_round_trip_keeps_the_learning_order(tmp_path: Path) -> No
     assert back.remove_last() == ("041122334405", "purple-3")
 
 
-def test_saving_where_nothing_can_be_written_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="cannot write"):
+def test_saving_where_nothing_can_be_written_is_one_write_error(tmp_path: Path) -> None:
+    with pytest.raises(WriteError, match="cannot write"):
         save_tagfile(TagFile("chomp"), tmp_path / "no-such-folder" / "t.json")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from companion.commands.options import counted
 from companion.files import dump_json
 
 if TYPE_CHECKING:
@@ -91,9 +92,21 @@ def _history(sub: Subparsers) -> None:
         description="Import generated CHOMP! games (about 40 rounds each) into a fresh "
         "history database and time one player's stats over it (docs/history.md).",
     )
-    history.add_argument("--games", type=int, default=1000, help="games to import (1000)")
-    history.add_argument("--rounds", type=int, default=40, help="rounds at most a game (40)")
-    history.add_argument("--stats-calls", type=int, default=100, help="stats calls timed (100)")
+    history.add_argument(
+        "--games",
+        type=counted(1, 100_000),
+        default=1000,
+        help="games to import, 1 to 100000 (1000)",
+    )
+    history.add_argument(
+        "--rounds", type=counted(1, 1000), default=40, help="rounds at most a game, 1 to 1000 (40)"
+    )
+    history.add_argument(
+        "--stats-calls",
+        type=counted(1, 100_000),
+        default=100,
+        help="stats calls timed, 1 to 100000 (100)",
+    )
     history.add_argument("--seed", type=int, default=1, help=SEED_HELP)
     history.add_argument("--json", action="store_true", help="one JSON object")
     history.set_defaults(handler=run_bench_history)

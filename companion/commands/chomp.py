@@ -119,17 +119,19 @@ def _us(value: int) -> str:
 def _draw_rounds(
     rounds: list[AuditedRound], sources: list[Any], target: Path, one: int | None
 ) -> None:
-    """Each round's picture: to ``target`` itself for one round, else into it as a folder."""
+    """Each round's picture: to ``target`` itself for one round, else into it as a folder;
+    each written whole, never over a device, a pipe or a link (files.write_atomic)."""
+    from companion.files import write_atomic
     from companion.referee.picture import round_svg
 
-    try:
-        if one is None:
+    if one is None:
+        try:
             target.mkdir(parents=True, exist_ok=True)
-        for r in rounds:
-            path = target if one is not None else target / f"round-{r.n}.svg"
-            path.write_text(round_svg(r, sources), encoding="utf-8")
-    except OSError as exc:
-        raise InputError("--svg", f"cannot write: {exc.strerror or exc}", str(target)) from None
+        except OSError as exc:
+            raise InputError("--svg", f"cannot write: {exc.strerror or exc}", str(target)) from None
+    for r in rounds:
+        path = target if one is not None else target / f"round-{r.n}.svg"
+        write_atomic(path, round_svg(r, sources), "no picture was written there")
 
 
 def run_audit(args: argparse.Namespace) -> int:

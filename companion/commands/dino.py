@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion import data
-from companion.commands.options import add_history_options
+from companion.commands.options import add_history_options, counted
 from companion.errors import InputError
-from companion.files import dump_json, parse_json, read_text, source_name
+from companion.files import check_target, dump_json, parse_json, read_text, source_name
 from companion.games.dino import Land, Score, score, score_game
 from companion.games.dino.catalog import Catalog, Replay
 from companion.games.dino.formats import (
@@ -93,6 +93,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     _register_photo(sub)
 
 
+MAX_BENCH_CELLS = 1_000_000  # about 30 s a score: a bench that ends
+
+
 def register_bench_dino(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
     name: str = "dino",
@@ -105,8 +108,15 @@ def register_bench_dino(
         description="Score a random land of CELLS cells (10,000 by default) REPEAT times "
         "and print the median and worst time per score (goal: 100 ms).",
     )
-    bench.add_argument("--cells", type=int, default=10_000, help="cells in the land (10000)")
-    bench.add_argument("--repeat", type=int, default=21, help="scores to time (21)")
+    bench.add_argument(
+        "--cells",
+        type=counted(1, MAX_BENCH_CELLS),
+        default=10_000,
+        help=f"cells in the land, 1 to {MAX_BENCH_CELLS} (10000)",
+    )
+    bench.add_argument(
+        "--repeat", type=counted(1, 10_000), default=21, help="scores to time, 1 to 10000 (21)"
+    )
     bench.add_argument("--seed", type=int, default=1, help="seed of the random land (1)")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=run_bench)
@@ -386,6 +396,7 @@ def run_markers(args: argparse.Namespace) -> int:
     targets = [Path(p) for p in (args.out or ["markers.pdf", "markers.png"])]
     written: list[Path] = []
     for target in targets:
+        check_target(target)  # a device, a pipe or a link there is refused, left as it is
         written.extend(save_sheet(pages, target, layout.dpi))
     stickers = len(catalog.cards) * 4
     print(
@@ -529,14 +540,22 @@ def _save_annotated(image: Any, reading: Reading, named: str | None, default: Pa
     (a place the user named that cannot be written is an error)."""
     import cv2
 
+    from companion.errors import CompanionError
+    from companion.files import write_atomic
     from companion.scan.annotate import annotate
 
     target = Path(named) if named is not None else default
     picture = annotate(image, reading)
     ok = False
-    try:
-        ok = bool(cv2.imwrite(str(target), picture))
+    try:  # encoded here, written by write_atomic: never over a device, a pipe or a link
+        ok, encoded = cv2.imencode(target.suffix or ".jpg", picture)
+        if ok:
+            write_atomic(target, encoded.tobytes(), "no image was written")
     except cv2.error:
+        ok = False
+    except CompanionError:
+        if named is not None:
+            raise  # the place the user named: its own line (not a file, cannot write)
         ok = False
     if ok:
         return str(target)
@@ -595,8 +614,6 @@ def bench_score(cells: int = 10_000, repeat: int = 21, seed: int = 1) -> dict[st
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    if args.cells < 1 or args.repeat < 1:
-        raise InputError("--cells/--repeat", "must be at least 1")
     report = bench_score(args.cells, args.repeat, args.seed)
     if args.json:
         print(dump_json(report))

@@ -1,5 +1,6 @@
-"""Options shared by several commands: the table's web page and the games history, and
-the names a command takes on its command line, checked by the text gate (companion.text).
+"""Options shared by several commands: the table's web page, the games history, bounded
+counts, and the names a command takes on its command line, checked by the text gate
+(companion.text).
 
 Argparse only, and light: a command's module imports this at once, so nothing here may
 pull in a web server or a database.
@@ -8,6 +9,7 @@ pull in a web server or a database.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from companion import text as gate
 
@@ -69,3 +71,18 @@ def checked_pairs(value: str | None, option: str) -> str | None:
         else:
             items.append(gate.clean(item, option))
     return ",".join(items)
+
+
+def counted(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type for a count from ``low`` to ``high``: a bench asked for
+    99999999999999999999 photos would run for ever, so the range is refused at the
+    command line, in one line naming the option (the range is in each option's help)."""
+
+    def parse(text: str) -> int:
+        value = gate.number_or_none(text, low=low, high=high)  # ASCII digits only
+        if value is None:
+            raise argparse.ArgumentTypeError(f"from {low} to {high}, not {text[:30]}")
+        return value
+
+    parse.__name__ = "count"  # argparse names the type in its message
+    return parse

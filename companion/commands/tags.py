@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from companion.errors import HardwareError, InputError
+from companion.errors import CompanionError, HardwareError, InputError
 from companion.tags.readers import (
     BRIDGE,
     KEYBOARD,
@@ -192,7 +192,11 @@ def learn(
 
 
 def _start(game: str, path: Path) -> tuple[TagFile, bool]:
-    """The file to continue, or a new one; a file of another game is refused."""
+    """The file to continue, or a new one; a file of another game is refused, and so is a
+    place that is not a file (a device, a link, a folder, an impossible name)."""
+    from companion.files import check_target
+
+    check_target(path)
     if path.exists():
         tags = load_tagfile(path)
         if tags.game != game:
@@ -223,7 +227,7 @@ def run_learn(args: argparse.Namespace) -> int:
     if not resumed:
         try:  # now, so a folder that cannot be written stops us before any scan
             save_tagfile(tags, path)
-        except InputError:
+        except CompanionError:
             reader.close()
             raise
     readers: list[TagReader] = [reader]

@@ -22,8 +22,6 @@ Card names:
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +29,7 @@ from typing import Any
 
 from companion import data
 from companion.errors import InputError
-from companion.files import read_text
+from companion.files import parse_json, read_text, write_atomic
 from companion.games import getbit
 from companion.games.chomp import CARD_NAMES, DECK_COMPOSITION, Card
 from companion.tags.readers import CODE_PREFIX, MAX_CODE
@@ -239,15 +237,9 @@ def _read(value: object, source: str | None) -> TagFile:
 
 
 def parse_tagfile(text: str, source: str) -> TagFile:
-    try:
-        value = json.loads(text, object_pairs_hook=_object)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"line {exc.lineno} column {exc.colno}", f"not JSON: {exc.msg}", source
-        ) from None
-    except RecursionError:
-        raise InputError("", "nested too deeply to be a tag file", source) from None
-    return tagfile_from_dict(value, source)
+    """The tag file's JSON through the one checked reader (a 5,000-digit number, deep
+    nesting: one line), keeping keys given twice to refuse them by name."""
+    return tagfile_from_dict(parse_json(text, source, pairs_hook=_object), source)
 
 
 def load_tagfile(path: str | Path) -> TagFile:
@@ -260,19 +252,6 @@ def dumps(tags: TagFile) -> str:
 
 
 def save_tagfile(tags: TagFile, path: str | Path) -> None:
-    """Write the whole file anew, atomically: a power cut leaves the old file or the new."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise InputError("", f"cannot write here: {exc.strerror or exc}", str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(dumps(tags))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise InputError("", f"cannot write: {exc.strerror or exc}", str(path)) from None
+    """Write the whole file anew, atomically: a power cut leaves the old file or the new.
+    A place that is not a file (a device, a link, a folder) is refused, left as it is."""
+    write_atomic(path, dumps(tags), "the tag file is as it was before this card")

@@ -184,6 +184,8 @@ def run_demo(options: DemoOptions) -> int:
             stop_web = _serve_web(options.web, session, table, bots)
         if options.autoplay:
             rounds = autoplay(session, table)
+            if session.daemon.failure is not None:
+                raise session.daemon.failure  # one line, exit 2: the journal is whole
             game = session.referee.game
             print(f"audit it: companion chomp audit {session.config.journal}")
             if not game.over:

@@ -22,7 +22,7 @@ from companion.devices.wiring import (
     parse_pin_factory,
 )
 from companion.errors import ConfigError, InputError
-from companion.files import check_path
+from companion.files import check_path, check_target
 from companion.games.chomp import (
     DEFAULT_TIE_WINDOW_US,
     END_NAMES,
@@ -287,6 +287,10 @@ def load_config(path: str | Path) -> ChompConfig:
         raise ConfigError(exc.where, exc.message, source) from None
     folder = Path(path).resolve().parent
     journal = config.journal if config.journal.is_absolute() else folder / config.journal
+    try:
+        check_target(journal)  # "/", a folder, /dev/full: refused before anything is written
+    except InputError as exc:
+        raise ConfigError("referee.journal", str(exc), source) from None
     tags = config.tags
     if tags is not None and not tags.file.is_absolute():
         tags = replace(tags, file=folder / tags.file)

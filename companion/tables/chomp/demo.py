@@ -257,7 +257,7 @@ def autoplay(session: ChompSession, table: SimulatedTable, max_rounds: int = 200
         raise ValueError("autoplay needs a demo opened with simulated_time=True")
     try:
         for _ in range(max_rounds):
-            if session.referee.game.over:
+            if session.referee.game.over or session.daemon.failure is not None:
                 break
             table.round_done.clear()
             session.daemon.put(StartRound())
@@ -279,9 +279,12 @@ def _pump(session: ChompSession) -> None:
 
 
 def _play_round(session: ChompSession, table: SimulatedTable, clock: ManualClock) -> bool:
-    """Move time on until the round is decided; False if nothing more can happen."""
+    """Move time on until the round is decided; False if nothing more can happen (a
+    journal that cannot be written stops the table: its deadline then never passes)."""
     _pump(session)
     while not table.round_done.is_set():
+        if session.daemon.failure is not None:
+            return False
         due = [t for t in (session.referee.next_deadline(), table.next_planned_ns()) if t]
         if not due:
             return False
@@ -293,7 +296,7 @@ def _play_round(session: ChompSession, table: SimulatedTable, clock: ManualClock
 
 def _release_every_button(session: ChompSession, table: SimulatedTable, clock: ManualClock) -> None:
     """Let the rest of the planned edges happen (the releases) before the next round."""
-    while (stamp := table.next_planned_ns()) is not None:
+    while (stamp := table.next_planned_ns()) is not None and session.daemon.failure is None:
         clock.set(stamp)
         table.deliver_due()
         _pump(session)

@@ -13,6 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from companion.errors import InputError
+from companion.files import check_target
+
 
 class OneLine(logging.Formatter):
     """Log lines without tracebacks: those go to the log file, never over the screen."""
@@ -35,8 +38,9 @@ def log_to(path: Path) -> None:
         stderr.setFormatter(OneLine())
         handlers.append(stderr)
     try:
+        check_target(path)  # never appended to a device, a pipe or through a link
         handler = logging.FileHandler(path, encoding="utf-8", delay=True)
-    except OSError:
+    except (OSError, InputError):
         pass  # tracebacks then go wherever the caller's logging sends them
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))

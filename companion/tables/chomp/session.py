@@ -23,8 +23,8 @@ from companion.data import keep_aside
 from companion.devices.buttons import GpioPressSource, GpioRevealButton
 from companion.devices.outputs import TableOutputs
 from companion.devices.pins import OpenedFactory, open_factory
-from companion.errors import ConfigError, WriteError
-from companion.files import write_atomic
+from companion.errors import ConfigError, InputError, WriteError
+from companion.files import check_target, write_atomic
 from companion.games.chomp import ChompGame
 from companion.referee.clock import Clock, MonotonicClock
 from companion.referee.core import Referee, RefereeStep, Timing
@@ -338,16 +338,12 @@ def _open_presses(
 
 
 def _open_journal(config: ChompConfig) -> JournalWriter:
-    """The journal, locked for the table's lifetime (created empty if there is none)."""
-    if config.journal.is_dir():
-        raise ConfigError(
-            "referee.journal",
-            f"{config.journal} is a folder: name a file in it",
-            config.source or None,
-        )
+    """The journal, locked for the table's lifetime (created empty if there is none); a
+    place that is not a file (a folder, a device, a link) is one line naming the key."""
     try:
+        check_target(config.journal)
         return JournalWriter(config.journal)
-    except WriteError as exc:
+    except (InputError, WriteError) as exc:
         raise ConfigError("referee.journal", str(exc), config.source or None) from None
 
 
