@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion import text as gate
 from companion.data import MAX_READ_BYTES as MAX_READ_BYTES
 from companion.data import check_path as check_path
 from companion.data import read_bytes as read_bytes
@@ -83,17 +84,19 @@ def parse_json(
     text: str, source: str, pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None
 ) -> Any:
     """JSON with errors naming the place; numbers that no file of ours holds (a 5,000-digit
-    integer, NaN, Infinity) and nesting deeper than a file of ours are refused here, once
-    for every reader. ``pairs_hook`` builds each object (a reader that wants to see a key
-    given twice)."""
+    integer, NaN, Infinity), nesting deeper than a file of ours and any string the gate for
+    outside text refuses (companion/text.py) are refused here, once for every reader.
+    ``pairs_hook`` builds each object (a reader that wants to see a key given twice)."""
     try:
-        return json.loads(
+        value = json.loads(
             text,
             parse_constant=_no_constant,
             parse_int=_checked_int,
             parse_float=_checked_float,
             object_pairs_hook=pairs_hook,
         )
+        gate.clean_tree(value)  # every string in it, once, for every reader
+        return value
     except json.JSONDecodeError as exc:
         raise InputError(
             f"line {exc.lineno} column {exc.colno}", f"not JSON: {exc.msg}", source

@@ -71,7 +71,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "text": {"errors"},
     "data": {"errors", "text"},
-    "files": {"errors", "data"},
+    "files": {"errors", "text", "data"},
     "figures": set(),
     "svg": set(),
     "games": FOUNDATION,

@@ -341,3 +341,40 @@ def test_a_food_chain_sheet_with_a_lone_surrogate_player_is_one_input_error() ->
     sheet = json.loads('{"players": {"ann": {"eaten": [3]}, "\\ud800": {"eaten": [2]}}}')
     with pytest.raises(InputError, match=r"^players: .*not valid UTF-8"):
         sheet_from_dict(sheet, None)
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "companion", *argv], capture_output=True, text=True, timeout=60
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("bad", ["\\ud800", "\\u001b[31m", "\\u202e"])
+def test_every_json_file_passes_the_gate_once_where_it_is_read(tmp_path: Path, bad: str) -> None:
+    """Readers that take strings from a parsed document themselves (a catalog's title) are
+    covered too: the JSON reader (files.parse_json) runs every string through the gate."""
+    catalog = (EXAMPLES / "foodchain-catalog.example.json").read_text()
+    catalog = catalog.replace('"title": "EXAMPLE ONLY', f'"title": "EXAMPLE{bad} ONLY')
+    (tmp_path / "foodchain-catalog.example.json").write_text(catalog)
+    sheet = tmp_path / "sheet.json"
+    sheet.write_text((EXAMPLES / "foodchain-score.json").read_text())
+    status, out, err = _cli("foodchain", "score", str(sheet))
+    assert (status, out) == (2, "") and err.count("\n") == 1
+    assert "title" in err and "\x1b" not in err
+
+
+def test_a_journal_line_whose_name_the_gate_refuses_is_one_line_naming_it(tmp_path: Path) -> None:
+    text = (EXAMPLES / "chomp-journal.jsonl").read_text().replace('"ann"', '"a\\u001bnn"')
+    path = tmp_path / "game.jsonl"
+    path.write_text(text)
+    status, out, err = _cli("chomp", "audit", str(path))
+    assert (status, out) == (2, "")
+    assert (
+        err.startswith(f"companion: {path}: line 1: damaged journal line (")
+        and err.count("\n") == 1
+    )
+    assert "control character (U+001B)" in err and "\x1b" not in err

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
+from companion import text as gate
 from companion.errors import InputError, WriteError
 from companion.files import LockedFile, lock_exclusive, read_bytes
 from companion.games.chomp import CARD_NAMES, END_NAMES, MODE_NAMES
@@ -439,6 +440,7 @@ MAX_JOURNAL_BYTES = 512_000_000
 
 def _decode(line: bytes) -> JournalEntry:
     value = json.loads(line, parse_constant=_no_constant, parse_int=_checked_int)
+    gate.clean_tree(value)  # a hand-edited journal's names pass the same gate as typed ones
     return check_entry(value)
 
 
