@@ -343,15 +343,13 @@ def test_the_referee_command_owns_its_process_and_opts_in(
         encoding="utf-8",
     )
     usr1 = signal.getsignal(signal.SIGUSR1)
-    try:
-        assert main(["referee", "--config", str(config), "--pin-factory", "mock", "--new"]) == 0
-    finally:  # the command's process-wide set-up, not for later tests
-        signal.signal(signal.SIGUSR1, usr1)
-        root = logging.getLogger()
-        for handler in [h for h in root.handlers if getattr(h, "companion_table", False)]:
-            root.removeHandler(handler)
-            handler.close()
+    handlers = list(logging.getLogger().handlers)
+    assert main(["referee", "--config", str(config), "--pin-factory", "mock", "--new"]) == 0
     assert asked == [(True, True)]
+    # The command's process-wide set-up ends with the table: a program that runs it and
+    # goes on keeps neither the table's log file nor its signal handler.
+    assert signal.getsignal(signal.SIGUSR1) == usr1
+    assert logging.getLogger().handlers == handlers
 
 
 def test_the_loop_says_which_scheduling_it_got(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,7 @@ test may swap ``screen.serve`` or ``demo.autoplay`` before a run.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -71,7 +72,6 @@ def run_referee(options: RefereeOptions) -> int:
     """
     from companion.tables.chomp.config import load_config
     from companion.tables.chomp.running import log_to, stop_on_failure
-    from companion.tables.chomp.screen import TableView, serve, status_light
     from companion.tables.chomp.session import open_chomp_session
     from companion.tables.web import check_web
 
@@ -79,14 +79,32 @@ def run_referee(options: RefereeOptions) -> int:
     config = load_config(options.config)
     web = config.settings.listen(options.web)
     check_web(web)
-    log_to(config.journal.with_suffix(".log"))
-    session = open_chomp_session(
-        config, resume=options.resume, new=options.new, pin_factory=options.pin_factory
-    )
+    with contextlib.ExitStack() as table:  # the log and the signal are the table's only
+        table.callback(log_to(config.journal.with_suffix(".log")))
+        session = open_chomp_session(
+            config, resume=options.resume, new=options.new, pin_factory=options.pin_factory
+        )
+        session.daemon.want_realtime = True  # the referee owns its process:
+        session.daemon.pause_gc = True  # no garbage collection inside a round
+        table.callback(stop_on_failure(session.daemon))
+        _play_referee(session, web)
+        if session.daemon.failure is not None:
+            raise session.daemon.failure  # one line, exit 2: the journal is whole
+        print(f"journal: {config.journal}", file=sys.stderr)
+        if session.referee.game.over and config.settings.recording(not options.history):
+            from companion.history import record_chomp_journal, remember
+
+            db = config.settings.database(options.db)
+            remember(record_chomp_journal, config.journal, db=db, table=options.config)
+        return 0
+
+
+def _play_referee(session: ChompSession, web: str | None) -> None:
+    """The referee's screen (and page) over an open session, until the table stops."""
+    from companion.tables.chomp.screen import TableView, serve, status_light
+
+    config = session.config
     stop_web = None
-    session.daemon.want_realtime = True  # the referee owns its process:
-    session.daemon.pause_gc = True  # no garbage collection inside a round
-    stop_on_failure(session.daemon)
     try:
         stop_web = _serve_web(web, session)
         lines = [f"pins: {session.factory.detail}"]
@@ -111,15 +129,6 @@ def run_referee(options: RefereeOptions) -> int:
         if stop_web is not None:
             stop_web()
         session.close()
-    if session.daemon.failure is not None:
-        raise session.daemon.failure  # one line, exit 2: the journal is whole
-    print(f"journal: {config.journal}", file=sys.stderr)
-    if session.referee.game.over and config.settings.recording(not options.history):
-        from companion.history import record_chomp_journal, remember
-
-        db = config.settings.database(options.db)
-        remember(record_chomp_journal, config.journal, db=db, table=options.config)
-    return 0
 
 
 DEFAULT_SEATS = ("you", "shelly", "finn")

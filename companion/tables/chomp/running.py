@@ -10,6 +10,7 @@ import logging
 import os
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,11 @@ class OneLine(logging.Formatter):
         return f"{self.formatTime(record)} {record.getMessage()}"
 
 
-def log_to(path: Path) -> None:
-    """Everything to the table's log file (a hook's traceback too); one line to stderr."""
+def log_to(path: Path) -> Callable[[], None]:
+    """Everything to the table's log file (a hook's traceback too); one line to stderr.
+
+    Returns what takes those handlers off again, for when the table ends: a program (or a
+    test) that runs a table and goes on must not keep logging into that table's file."""
     root = logging.getLogger()
     root.setLevel(logging.INFO)
     logging.raiseExceptions = False  # a log on a full disk stays quiet: the table says why
@@ -49,16 +53,30 @@ def log_to(path: Path) -> None:
         added.companion_table = True  # type: ignore[attr-defined]
         root.addHandler(added)
 
+    def take_off() -> None:
+        for added in handlers:
+            root.removeHandler(added)
+            added.close()
 
-def stop_on_failure(daemon: Any) -> None:
+    return take_off
+
+
+def stop_on_failure(daemon: Any) -> Callable[[], None]:
     """A failed journal write ends the table at once: the main thread (the screen or the
-    line mode, maybe blocked reading a key) gets the error as it would a signal."""
+    line mode, maybe blocked reading a key) gets the error as it would a signal.
+
+    Returns what puts the signal's earlier handler back, for when the table ends."""
     if threading.current_thread() is not threading.main_thread():
-        return
+        return lambda: None
 
     def raise_it(signum: int, frame: object) -> None:
         if daemon.failure is not None:
             raise daemon.failure
 
-    signal.signal(signal.SIGUSR1, raise_it)
+    before = signal.signal(signal.SIGUSR1, raise_it)
     daemon.on_failure = lambda exc: os.kill(os.getpid(), signal.SIGUSR1)
+
+    def put_back() -> None:
+        signal.signal(signal.SIGUSR1, before)
+
+    return put_back
