@@ -66,7 +66,7 @@ from companion.scan.grid import (
 )
 from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
-from companion.scan.outline import Table, unexplained
+from companion.scan.outline import Table, looked_at, unaccounted, unexplained
 from companion.scan.verify import (
     DATA_MASK,
     RING,
@@ -98,6 +98,7 @@ class Reading:
     grid_to_image: Matrix | None
     marker_side: float  # in cells
     notes: list[str] = field(default_factory=list)
+    bare: frozenset[Cell] = frozenset()  # cells the outline step judged bare table
 
     def how(self, cell: Cell) -> str:
         for index, (where, _) in self.placed.items():
@@ -388,11 +389,18 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
     if options.outline and options.infer:
         _drop_cards_over_table(image, fit, markers, state)
     unread = dict(state.unread)
+    bare: frozenset[Cell] = frozenset()
     if options.outline:
         known = look.known()
         covered = look.covered[1] if look.covered[0] == known else unexplained(image, fit.h, known)
         for cell, why in covered.items():
             unread.setdefault(cell, why)
+        bare = frozenset(looked_at(known) - set(unread))
+        # The invariant, by construction: a cell of the land or inside its extent that
+        # is neither read, asked for nor bare table may hide a card.
+        land = known | set(unread)
+        for cell in unaccounted(land, set(state.cells) | set(unread) | bare):
+            unread[cell] = Unread(cell, Trouble.COVERED)
     return _from_origin(
         Reading(
             size,
@@ -404,8 +412,19 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
             unread,
             fit.h,
             fit.side,
+            bare=bare,
         )
     )
+
+
+def unaccounted_cells(reading: Reading) -> set[Cell]:
+    """The cells of a reading's land, or inside its extent, that are neither read, asked
+    for nor judged bare table (:func:`companion.scan.outline.unaccounted`): empty after
+    every reading with the outline step on."""
+    land = set(reading.cells) | set(reading.unread)
+    for place in reading.cards.values():
+        land.update(place.footprint())
+    return unaccounted(land, set(reading.cells) | set(reading.unread) | set(reading.bare))
 
 
 def _drop_cards_over_table(
@@ -475,4 +494,5 @@ def _from_origin(r: Reading) -> Reading:
         r.grid_to_image @ shift,
         r.marker_side,
         r.notes,
+        frozenset(mv(c) for c in r.bare),
     )
