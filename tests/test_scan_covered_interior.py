@@ -30,6 +30,7 @@ from hypothesis import strategies as st  # noqa: E402
 from companion.games.dino import Cell  # noqa: E402
 from companion.games.dino.catalog import Catalog, Placement, replay  # noqa: E402
 from companion.scan.bench import PhotoTally, compare  # noqa: E402
+from companion.scan.grid import Image, Matrix  # noqa: E402
 from companion.scan.land import Trouble, build  # noqa: E402
 from companion.scan.outline import hull, unaccounted  # noqa: E402
 from companion.scan.reader import Reading, read_photo, unaccounted_cells  # noqa: E402
@@ -221,3 +222,43 @@ def test_i23_every_cell_is_read_or_asked_with_props_at_random(seed: int, turn: f
     assert tally.invented == 0, tally.wrong
     assert tally.land_match in (None, True)
     assert unaccounted_cells(reading) == set()
+
+
+def checked_table(colour: tuple[int, int, int]) -> tuple[Image, Matrix]:
+    """A gingham cloth of white and ``colour`` (8 px checks, 40 px cells, A1 at 200)
+    with a 4 x 4 land on it, and the grid."""
+    rng = np.random.default_rng(2)
+    ys, xs = np.mgrid[0:800, 0:800]
+    share = (((xs // 8) % 2 + (ys // 8) % 2) / 2)[..., None]
+    cloth = np.array((235.0, 235.0, 235.0)) * (1 - share) + np.array(colour) * share
+    image: Image = np.clip(cloth + rng.normal(0, 3, cloth.shape), 0, 255).astype(np.uint8)
+    image[200:360, 200:360] = (30, 160, 200)  # the land itself (not sampled)
+    h: Matrix = np.array([[40.0, 0, 200], [0, 40.0, 200], [0, 0, 1]])
+    return image, h
+
+
+@pytest.mark.parametrize(
+    ("cloth", "thing"),
+    [
+        ((40, 40, 40), (28, 28, 30)),  # a black phone on black and white checks
+        ((40, 40, 40), (235, 235, 235)),  # a white sheet on them
+        ((40, 40, 40), (120, 150, 200)),  # a hand, as bright as the checks' mix
+        ((60, 60, 190), (60, 60, 190)),  # something red on red and white checks
+    ],
+)
+def test_i23_a_flat_thing_of_the_cloths_colours_is_not_bare_table(
+    cloth: tuple[int, int, int], thing: tuple[int, int, int]
+) -> None:
+    """Each of its pixels is one of the cloth's colours (or as bright as them, on a
+    cloth of one hue), but no cell of the cloth is one colour all over: it is not the
+    table, and may hide a card.  The cells beside it that show the checks are table."""
+    from companion.scan.outline import Table
+
+    image, h = checked_table(cloth)
+    land = {(x, y) for x in range(4) for y in range(4)}
+    inside = Table(image, h, land)
+    assert inside.bare((4, 1)) and inside.bare((-1, 2)) and inside.bare((1, 4))
+    cv2.rectangle(image, (358, 240), (402, 282), thing, -1)  # over cell (4, 1)
+    table = Table(image, h, land)
+    assert not table.bare((4, 1))
+    assert table.bare((-1, 2)) and table.bare((1, 4))
