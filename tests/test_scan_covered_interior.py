@@ -262,3 +262,23 @@ def test_i23_a_flat_thing_of_the_cloths_colours_is_not_bare_table(
     table = Table(image, h, land)
     assert not table.bare((4, 1))
     assert table.bare((-1, 2)) and table.bare((1, 4))
+
+
+@pytest.mark.slow
+def test_i23_a_card_beyond_phones_lying_across_the_land_is_read() -> None:
+    """Two phones across the land hide every marker between its two parts: the grid
+    did not grow past them, and the card beyond (c07, its markers in full view) was
+    neither read nor asked.  Its markers sit square on the land's grid beside the
+    cells asked as covered, so it is read; the cells under the phones are asked."""
+    rng = random.Random(242)
+    catalog = random_catalog(rng)
+    placements = random_placements(rng, catalog, rng.randint(5, 9))
+    phones = [(card, rng.choice((0.0, 90.0))) for card in interior_cards(placements)[:1]]
+    photo = render(rng, catalog, placements, FRAMED, IN_SPEC, phones_over=phones)
+    assert photo.conditions.kinds.count("phone") == 2
+    reading, tally = read(photo)
+    assert tally.missed == 0 and tally.invented == 0, tally.wrong
+    assert "c07" in reading.cards
+    shown = [t for t in photo.cells.values() if t.card == "c07" and t.covered < 0.5]
+    assert sum(1 for card, _ in reading.cells.values() if card == "c07") >= len(shown) >= 3
+    assert unaccounted_cells(reading) == set()

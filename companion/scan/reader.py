@@ -62,6 +62,7 @@ from companion.scan.grid import (
     fit_grid,
     gray_of,
     grid_points,
+    locate,
     search,
 )
 from companion.scan.land import CardPlace, Trouble, Unread
@@ -168,6 +169,11 @@ def _ground(image: Image, fit: GridFit, state: CardState, extra: dict[Cell, Unre
     for place in state.cards.values():
         land.update(place.footprint())
     return Ground(image, fit.h, land)
+
+
+def _around_cells(cells: set[Cell]) -> set[Cell]:
+    """The cells and their eight neighbours."""
+    return {(x + dx, y + dy) for x, y in cells for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
 
 
 def _inside(fit: GridFit, cell: Cell, size: tuple[int, int]) -> bool:
@@ -330,6 +336,25 @@ class _Looking:
         self.covered = (known, unexplained(self.image, self.fit.h, known))
         return self.probe(sorted(set(self.covered[1]) - known))
 
+    def join_beyond_cover(self) -> bool:
+        """Markers off the grid so far that sit square on it, on a cell beside one the
+        outline step asks about as covered (step 6): a phone lying across the land hides
+        the markers between, so the grid did not grow that far, but the card beyond it
+        is the land's (issue 23).  Every cell between is asked; beyond bare table a card
+        is not the land's, and stays off."""
+        known, covered = self.covered
+        near = _around_cells({c for c, why in covered.items() if why.trouble is Trouble.COVERED})
+        h_inv = np.linalg.inv(self.fit.h)
+        found = False
+        for index, marker in enumerate(self.markers):
+            if index in self.fit.where:
+                continue
+            spot = locate(h_inv, marker, self.fit.side, self.options)
+            if spot is not None and spot[0] in near and spot[0] not in known:
+                self.fit.where[index] = spot
+                found = True
+        return found
+
     def probe(self, cells: list[Cell]) -> bool:
         found = False
         for cell in cells:
@@ -382,7 +407,11 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
         return Reading(size, markers, {}, {}, {}, {}, {}, None, 0.0, ["no markers found"])
     look = _Looking(image, gray, catalog, book, markers, fit, options)
     for _ in range(8):
-        if not look.round() and not (options.outline and options.verify and look.probe_covered()):
+        if not look.round() and not (
+            options.outline
+            and options.verify
+            and (look.probe_covered() or look.join_beyond_cover())
+        ):
             break
         look.assemble()
     state = look.state
