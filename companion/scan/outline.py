@@ -79,6 +79,8 @@ class Table:
     SLACK, NOISE = 1.6, 10.0
     PLAIN = 0.03  # the widest spread of hue (channel shares) of a plain table
     BRIGHTER = (0.6, 1.5)  # how much darker or brighter a plain table may be than expected
+    USUAL = 0.9  # of the sampled cells, those whose mix of colours is the usual one
+    MIX_SLACK, MIX_NOISE = 1.5, 0.1  # how far from the usual mix a bare cell may be
 
     def __init__(self, image: Image, h: Matrix, known: set[Cell]) -> None:
         xs = [c[0] for c in known]
@@ -173,6 +175,12 @@ class Table:
         model.spread = np.array([float(np.quantile(dist[labels == j], 0.99)) for j in table])
         ours = np.isin(labels, table)
         model.hue_spread = float(np.quantile(np.linalg.norm(hues[ours], axis=1), 0.99))
+        if _patterned(model.centres, self.SLACK * model.spread + self.NOISE):
+            # A pattern: how its colours share a cell.
+            shares_of = np.array([model.shares(p - r) for p, r in zip(pixels, refs, strict=True)])
+            model.mix = shares_of.mean(axis=0)
+            off = np.abs(shares_of - model.mix).sum(axis=1) / 2
+            model.mix_usual = float(np.quantile(off, self.USUAL))
 
     def bare(self, cell: Cell) -> bool:
         """Whether the cell looks like the table (never for a cell of the land)."""
@@ -188,14 +196,25 @@ class Table:
         dist = np.linalg.norm(rest[:, None, :] - model.centres[None, :, :], axis=2)
         near = (dist <= self.SLACK * model.spread[None, :] + self.NOISE).any(axis=1)
         if model.hue_spread <= self.PLAIN:
-            # A plain table: its streaks and the light change how bright it is, not its
-            # hue.  Within BRIGHTER of the colour expected, the table's own hue is table.
+            # A table of one hue (plain, or black and white checks): its streaks and the
+            # light change how bright it is, not its hue.  Within BRIGHTER of the colour
+            # expected, the table's own hue is table; another hue never is (a hand on
+            # black and white gingham is as bright as its checks, issue 23).
             ratio = seen.sum(axis=1) / max(float(reference.sum()), 1.0)
             hue = np.linalg.norm(_hue(seen) - _hue(reference[None, :]), axis=1)
+            own_hue = hue <= self.SLACK * model.hue_spread + 0.01
             lo, hi = self.BRIGHTER
-            plain = (ratio >= lo) & (ratio <= hi) & (hue <= self.SLACK * model.hue_spread + 0.01)
-            near |= plain
-        return bool(np.count_nonzero(near) >= self.SHARE * near.size)
+            near = (near | ((ratio >= lo) & (ratio <= hi))) & own_hue
+        if not np.count_nonzero(near) >= self.SHARE * near.size:
+            return False
+        # On a patterned cloth every cell shows its pattern, its colours mixed about as
+        # in the cells sampled: a cell mostly of one of them is something flat of that
+        # colour over it (a black phone on black and white gingham, issue 23), which
+        # may hide a card.
+        if model.mix is None:
+            return True
+        off = float(np.abs(_shares(dist) - model.mix).sum()) / 2
+        return off <= self.MIX_SLACK * model.mix_usual + self.MIX_NOISE
 
 
 def _medians(blocks: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
@@ -210,6 +229,23 @@ def _medians(blocks: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
         channels = together.transpose(0, 2, 1).reshape(-1, together.shape[1])
         out[at] = median_rows(channels).reshape(len(at), -1)
     return out
+
+
+def _patterned(centres: npt.NDArray[np.float32], reach: npt.NDArray[np.float64]) -> bool:
+    """Whether two of the table's colours lie apart (no pixel near both: the checks of a
+    cloth), not along one continuum (a plain table's streaks and grain)."""
+    for i in range(len(centres)):
+        for j in range(i + 1, len(centres)):
+            if float(np.linalg.norm(centres[i] - centres[j])) > reach[i] + reach[j]:
+                return True
+    return False
+
+
+def _shares(dist: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    """Each colour's share of the pixels, from their distances to the colours (pixel,
+    colour): each pixel counts for the nearest."""
+    counts = np.bincount(np.argmin(dist, axis=1), minlength=dist.shape[1])
+    return np.asarray(counts / max(dist.shape[0], 1), np.float64)
 
 
 def _hue(pixels: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -227,8 +263,16 @@ class _Model:
     centres: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 3), np.float32))
     spread: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))  # each one's
     hue_spread: float = 1.0  # of the pixels' hue about the local colour's
+    mix: npt.NDArray[np.float64] | None = None  # a pattern's colours' shares of a cell
+    mix_usual: float = 0.0  # how far a sampled cell's shares usually are from ``mix``
 
     NEIGHBOURS = 6
+
+    def shares(self, rest: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        """How a cell's pixels (less the table's local colour) share out among the
+        table's colours, each pixel to the nearest.  A checked cloth shows about the
+        same mix in every cell; a flat thing of one of its colours fills a cell with it."""
+        return _shares(np.linalg.norm(rest[:, None, :] - self.centres[None, :, :], axis=2))
 
     def reference(self, at: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
         """The table's colour at ``at`` (a cell middle): the light's fall-off fitted over
@@ -245,9 +289,43 @@ class _Model:
         return np.asarray(base + local, np.float32)
 
 
+def hull(land: Iterable[Cell]) -> set[Cell]:
+    """The cells inside the land's extent that are not the land's: land on both sides
+    of them along their row and along their column (a hole, or a notch deep enough).
+    However far from the land's cells, a card may lie there: a phone over a card in the
+    middle of the land hides it (issue 23)."""
+    cells = set(land)
+    rows: dict[int, list[int]] = {}
+    cols: dict[int, list[int]] = {}
+    for x, y in cells:
+        rows.setdefault(y, []).append(x)
+        cols.setdefault(x, []).append(y)
+    inside: set[Cell] = set()
+    for y, xs in rows.items():
+        for x in range(min(xs) + 1, max(xs)):
+            ys = cols.get(x)
+            if (x, y) not in cells and ys is not None and min(ys) < y < max(ys):
+                inside.add((x, y))
+    return inside
+
+
+def looked_at(known: set[Cell]) -> set[Cell]:
+    """The cells :func:`unexplained` judges, at least: beside the land and inside its
+    extent (what it finds there may lead it further out)."""
+    return (_around(known, 1) | hull(known)) - known
+
+
+def unaccounted(land: set[Cell], accounted: set[Cell]) -> set[Cell]:
+    """The invariant of a reading: every cell of ``land`` (cells read, asked for, or
+    under a placed card) and every cell inside its extent (:func:`hull`) is read,
+    asked for, or judged bare table: those are ``accounted``.  What is returned is
+    none of these; after a reading it must be empty (docs/scan.md, step 6)."""
+    return (land | hull(land)) - accounted
+
+
 def unexplained(image: Image, h: Matrix, known: set[Cell]) -> dict[Cell, Unread]:
-    """The cells around ``known`` (the land's outline) that may hold a card no marker
-    explains: not bare table (``covered``), or beside the land and out of the photo
+    """The cells around ``known`` (the land's outline) and inside its extent that may
+    hold a card no marker explains: not bare table (``covered``), or out of the photo
     (``outside``)."""
     if not known:
         return {}
@@ -255,8 +333,9 @@ def unexplained(image: Image, h: Matrix, known: set[Cell]) -> dict[Cell, Unread]
     size = (width, height)
     table = Table(image, h, set(known))
     found: dict[Cell, Unread] = {}
-    # Beside the outline: a card that touches the land has a cell here.
-    for cell in sorted(_around(known, 1) - known, key=lambda c: (c[1], c[0])):
+    # Beside the outline, a card that touches the land has a cell; inside the land's
+    # extent, a card may lie wholly under a phone.
+    for cell in sorted(looked_at(known), key=lambda c: (c[1], c[0])):
         if not _middle_inside(h, cell, size):
             found[cell] = Unread(cell, Trouble.OUTSIDE)
         elif not table.bare(cell):

@@ -62,11 +62,12 @@ from companion.scan.grid import (
     fit_grid,
     gray_of,
     grid_points,
+    locate,
     search,
 )
 from companion.scan.land import CardPlace, Trouble, Unread
 from companion.scan.markers import MarkerBook
-from companion.scan.outline import Table, unexplained
+from companion.scan.outline import Table, looked_at, unaccounted, unexplained
 from companion.scan.verify import (
     DATA_MASK,
     RING,
@@ -98,6 +99,7 @@ class Reading:
     grid_to_image: Matrix | None
     marker_side: float  # in cells
     notes: list[str] = field(default_factory=list)
+    bare: frozenset[Cell] = frozenset()  # cells the outline step judged bare table
 
     def how(self, cell: Cell) -> str:
         for index, (where, _) in self.placed.items():
@@ -167,6 +169,11 @@ def _ground(image: Image, fit: GridFit, state: CardState, extra: dict[Cell, Unre
     for place in state.cards.values():
         land.update(place.footprint())
     return Ground(image, fit.h, land)
+
+
+def _around_cells(cells: set[Cell]) -> set[Cell]:
+    """The cells and their eight neighbours."""
+    return {(x + dx, y + dy) for x, y in cells for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
 
 
 def _inside(fit: GridFit, cell: Cell, size: tuple[int, int]) -> bool:
@@ -329,6 +336,25 @@ class _Looking:
         self.covered = (known, unexplained(self.image, self.fit.h, known))
         return self.probe(sorted(set(self.covered[1]) - known))
 
+    def join_beyond_cover(self) -> bool:
+        """Markers off the grid so far that sit square on it, on a cell beside one the
+        outline step asks about as covered (step 6): a phone lying across the land hides
+        the markers between, so the grid did not grow that far, but the card beyond it
+        is the land's (issue 23).  Every cell between is asked; beyond bare table a card
+        is not the land's, and stays off."""
+        known, covered = self.covered
+        near = _around_cells({c for c, why in covered.items() if why.trouble is Trouble.COVERED})
+        h_inv = np.linalg.inv(self.fit.h)
+        found = False
+        for index, marker in enumerate(self.markers):
+            if index in self.fit.where:
+                continue
+            spot = locate(h_inv, marker, self.fit.side, self.options)
+            if spot is not None and spot[0] in near and spot[0] not in known:
+                self.fit.where[index] = spot
+                found = True
+        return found
+
     def probe(self, cells: list[Cell]) -> bool:
         found = False
         for cell in cells:
@@ -381,18 +407,29 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
         return Reading(size, markers, {}, {}, {}, {}, {}, None, 0.0, ["no markers found"])
     look = _Looking(image, gray, catalog, book, markers, fit, options)
     for _ in range(8):
-        if not look.round() and not (options.outline and options.verify and look.probe_covered()):
+        if not look.round() and not (
+            options.outline
+            and options.verify
+            and (look.probe_covered() or look.join_beyond_cover())
+        ):
             break
         look.assemble()
     state = look.state
     if options.outline and options.infer:
         _drop_cards_over_table(image, fit, markers, state)
     unread = dict(state.unread)
+    bare: frozenset[Cell] = frozenset()
     if options.outline:
         known = look.known()
         covered = look.covered[1] if look.covered[0] == known else unexplained(image, fit.h, known)
         for cell, why in covered.items():
             unread.setdefault(cell, why)
+        bare = frozenset(looked_at(known) - set(unread))
+        # The invariant, by construction: a cell of the land or inside its extent that
+        # is neither read, asked for nor bare table may hide a card.
+        land = known | set(unread)
+        for cell in unaccounted(land, set(state.cells) | set(unread) | bare):
+            unread[cell] = Unread(cell, Trouble.COVERED)
     return _from_origin(
         Reading(
             size,
@@ -404,8 +441,19 @@ def read_photo(image: Image, catalog: Catalog, options: ReadOptions | None = Non
             unread,
             fit.h,
             fit.side,
+            bare=bare,
         )
     )
+
+
+def unaccounted_cells(reading: Reading) -> set[Cell]:
+    """The cells of a reading's land, or inside its extent, that are neither read, asked
+    for nor judged bare table (:func:`companion.scan.outline.unaccounted`): empty after
+    every reading with the outline step on."""
+    land = set(reading.cells) | set(reading.unread)
+    for place in reading.cards.values():
+        land.update(place.footprint())
+    return unaccounted(land, set(reading.cells) | set(reading.unread) | set(reading.bare))
 
 
 def _drop_cards_over_table(
@@ -475,4 +523,5 @@ def _from_origin(r: Reading) -> Reading:
         r.grid_to_image @ shift,
         r.marker_side,
         r.notes,
+        frozenset(mv(c) for c in r.bare),
     )

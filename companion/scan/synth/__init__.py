@@ -222,6 +222,29 @@ class Style:
     margin_cells: float = 0.0  # bare table framed all round the land, in quarters
     kinds: tuple[str, ...] = CLASSIC  # what may lie over the land (props.KINDS)
     cloths: tuple[str, ...] = ("plain",)  # the tablecloth: plain (streaked) or gingham
+    phone_over_card: float = 0.0  # chance of a phone over a whole card inside the land
+
+
+PHONE_OVER_CARD = 0.2  # in the realistic mix (issue 23)
+ENCLOSED = 8  # of the 12 cells round a card, how many of the land's make it "inside"
+
+
+def interior_cards(placements: Sequence[Placement]) -> list[str]:
+    """The cards that show all four quarters and have land on ``ENCLOSED`` or more of the
+    12 cells round them, most enclosed first: where a phone hides a card inside the
+    land, not at its edge."""
+    top = top_cells(placements)
+    found: list[tuple[int, str]] = []
+    for pl in placements:
+        cells = footprint(pl)
+        if any(top[c].card != pl.card for c in cells):
+            continue
+        x0, y0 = min(c[0] for c in cells), min(c[1] for c in cells)
+        ring = {(x, y) for x in range(x0 - 1, x0 + 3) for y in range(y0 - 1, y0 + 3)}
+        enclosed = len((ring - set(cells)) & set(top))
+        if enclosed >= ENCLOSED:
+            found.append((-enclosed, pl.card))
+    return [card for _, card in sorted(found)]
 
 
 # The benchmark's realistic mix: objects with height, out-of-focus fingertips, phones,
@@ -231,6 +254,7 @@ REALISTIC_STYLE = Style(
     cloths=("plain", "plain", "gingham"),
     margin_cells=0.5,
     occluders=(0, 1, 2, 2, 3),
+    phone_over_card=PHONE_OVER_CARD,
 )
 
 
@@ -524,6 +548,25 @@ def _occluders(
     return laid
 
 
+def _phones_over(
+    canvas: Canvas,
+    props: Props,
+    placements: Sequence[Placement],
+    over: Sequence[tuple[str, float]],
+) -> list[str]:
+    """A phone over the whole of each card named (card, turn in degrees)."""
+    q = QUARTER_MM
+    at = {pl.card: footprint(pl) for pl in placements}
+    for card, turn in over:
+        cells = at[card]
+        middle = (
+            (min(c[0] for c in cells) + 1) * q,
+            (min(c[1] for c in cells) + 1) * q,
+        )
+        props.phone_over(middle, turn)
+    return ["phone"] * len(over)
+
+
 def _coverage(canvas: Canvas, cells: dict[Cell, CellTruth]) -> dict[Cell, CellTruth]:
     q = QUARTER_MM
     out = {}
@@ -621,11 +664,17 @@ def render(
     size: tuple[int, int] = (4000, 3000),
     style: Style | None = None,
     mistakes: Mapping[tuple[str, int], tuple[int, int]] | None = None,
+    phones_over: Sequence[tuple[str, float]] = (),
 ) -> Photo:
     """Photograph the land the placements build (see the module's docstring).
 
     ``mistakes`` sticks the wrong sticker on a quarter: (card, quarter) -> (marker id,
     extra clockwise turn in degrees), as a person might; the truth stays the card's.
+    ``phones_over`` lays a phone over the whole of each card named, its long side
+    turned so many degrees from the land's columns (:meth:`Props.phone_over`).  With
+    ``style.phone_over_card``, a phone may lie over the most enclosed card
+    (:func:`interior_cards`) at random; that draw has a random stream of its own, seeded
+    by the land, so a photo without such a phone is the same photo as before.
     """
     style = style or Style()
     width, height = size
@@ -650,6 +699,14 @@ def render(
         _draw_card(canvas, rng, card, pl, book, style, stickers, mistakes or {})
     count = rng.choice(style.occluders)
     laid = _occluders(canvas, rng, cells, count, style.kinds)
+    if phones_over:
+        laid += _phones_over(canvas, Props(canvas, rng, MARKER_MM), placements, phones_over)
+    if style.phone_over_card > 0:
+        aside = random.Random(f"phone over {placements} {count}")  # not ``rng``: see above
+        inner = interior_cards(placements)
+        if inner and aside.random() < style.phone_over_card:
+            over = [(inner[0], aside.choice((0.0, 90.0)))]
+            laid += _phones_over(canvas, Props(canvas, aside, MARKER_MM), placements, over)
     cells = _coverage(canvas, cells)
     canvas_to_plane = np.array(
         [[1 / ppm, 0, canvas.lo[0]], [0, 1 / ppm, canvas.lo[1]], [0, 0, 1]], dtype=np.float64

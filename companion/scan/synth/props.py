@@ -265,6 +265,25 @@ class Props:
         tint = self.rng.choice([(60, 55, 50), (90, 80, 70), (35, 35, 40)])
         self.canvas.layer(screen, tint, "phone")
 
+    def phone_over(self, centre_mm: tuple[float, float], turn_deg: float) -> None:
+        """A phone lying over a whole card (its middle at ``centre_mm``): all four of its
+        markers hidden, the phone's long side at ``turn_deg`` from the land's columns
+        (it reaches over the markers of the cards beside it that way).  Shifted and
+        turned a little, as a phone put down by hand lies."""
+        rng = self.rng
+        w, h = rng.uniform(70, 78), rng.uniform(140, 160)
+        centre = np.asarray(centre_mm, np.float64) + np.array(
+            [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)]
+        )
+        c = (float(centre[0]), float(centre[1]))
+        angle = turn_deg + rng.uniform(-3.0, 3.0)
+        draw = _box(self.canvas, c, (w, h), angle)
+        self._lifted(9.0, draw)
+        self.canvas.layer(draw, (25, 25, 28), "phone")
+        screen = _box(self.canvas, c, (w - 6, h - 16), angle)
+        tint = rng.choice([(60, 55, 50), (90, 80, 70), (35, 35, 40)])
+        self.canvas.layer(screen, tint, "phone")
+
     def _hand(self, at: Matrix, u: Matrix, reach: float) -> None:
         along = np.array([-u[1], u[0]])
         radius = self.rng.uniform(35, 45)
