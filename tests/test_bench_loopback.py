@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from conftest import RunCli
 from gpiozero.pins.mock import MockConnectedPin, MockPin
 from hypothesis import given
@@ -15,7 +16,14 @@ from hypothesis import strategies as st
 
 from companion.devices.loopback import Drive, Loopback, Stamp, open_loopback, pair_edges
 from companion.devices.pins import OpenedFactory
-from companion.tables.doctor.loopback import MOCK_NOTE, bench_loopback, figures, summary
+from companion.errors import HardwareError
+from companion.tables.doctor.loopback import (
+    MOCK_NOTE,
+    bench_loopback,
+    check_wire,
+    figures,
+    summary,
+)
 
 MS = 1_000_000
 
@@ -175,3 +183,12 @@ def test_cli_refuses_bad_pins_in_one_line(run_cli: RunCli) -> None:
         result = run_cli("bench", "loopback", *argv, "--pin-factory", "mock")
         assert result.status == 2 and result.out == ""
         assert result.err.count("\n") == 1 and where in result.err, result.err
+
+
+def test_no_wire_is_one_line_naming_the_header_pins(opened: OpenedFactory) -> None:
+    unwired = Loopback(opened.factory.pin(20), opened.factory.pin(21), opened.ticks_to_ns)
+    try:
+        with pytest.raises(HardwareError, match="from header pin 38 to pin 40"):
+            check_wire(unwired, 20, 21)
+    finally:
+        unwired.close()

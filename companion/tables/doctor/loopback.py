@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from companion.devices.loopback import Pairing, open_loopback
+from companion.devices.loopback import Loopback, Pairing, open_loopback
 from companion.devices.pins import OpenedFactory, open_factory
-from companion.errors import InputError
+from companion.devices.wiring import BCM_TO_BOARD
+from companion.errors import HardwareError, InputError
 from companion.figures import percentiles
 from companion.referee.realtime import ask_for_realtime
 from companion.tables.chomp.bench import busy_load, verdict_latency
@@ -64,6 +65,17 @@ def _on_a_thread(run: Any) -> tuple[str, Any]:
     return got[0], got[1]
 
 
+def check_wire(wire: Loopback, out_gpio: int, in_gpio: int) -> None:
+    """A few edges first: none back means no wire (or the wrong pins), said in one line
+    rather than thousands of edges counted lost."""
+    if not wire.run(4, gap_s=0.001).pairs:
+        raise HardwareError(
+            f"no edge came back from GPIO{out_gpio} on GPIO{in_gpio}: put one jumper wire "
+            f"from header pin {BCM_TO_BOARD[out_gpio]} to pin {BCM_TO_BOARD[in_gpio]}, "
+            "nothing else on either pin (stop the referee first)"
+        )
+
+
 def bench_loopback(
     out_gpio: int,
     in_gpio: int,
@@ -98,6 +110,7 @@ def bench_loopback(
         report["note"] = MOCK_NOTE
     wire = open_loopback(pins, out_gpio, in_gpio)
     try:
+        check_wire(wire, out_gpio, in_gpio)
         for busy in sorted({0, load}):
             with busy_load(busy):
                 for realtime in (False, True):
