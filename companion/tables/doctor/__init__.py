@@ -21,7 +21,9 @@ from companion.referee.realtime import FIFO_PRIORITY
 from companion.tables.chomp.config import ChompConfig
 from companion.tables.web import DEFAULT_PORT, parse_listen
 
-FSYNC_WARN_MS = 20.0  # the journal is fsync'd at every verdict: slower delays the verdict
+# The journal is fsync'd at every verdict, after its LED and before the screen and the
+# phones hear of it, on the referee's loop: the next press or reveal waits behind it.
+FSYNC_WARN_MS = 20.0
 FSYNC_TRIES = 5
 FREE_FAIL_MB = 20  # a few thousand games' journals; below it the table may stop mid-game
 FREE_WARN_MB = 200
@@ -111,7 +113,8 @@ def check_journal_disk(
     fsync: Callable[[int], None] = os.fsync,
 ) -> Check:
     """The journal folder's free space and fsync latency (a small file, written and fsync'd
-    ``FSYNC_TRIES`` times, then removed): an SD card slow to fsync delays every verdict."""
+    ``FSYNC_TRIES`` times, then removed): an SD card slow to fsync delays every verdict's
+    screen line and holds the referee's loop."""
     if not folder.is_dir():
         return Check(Status.FAIL, f"journal folder {folder}: not there", f"mkdir -p {folder}")
     try:
@@ -132,7 +135,8 @@ def check_journal_disk(
     if worst > FSYNC_WARN_MS:
         return Check(
             Status.WARN,
-            f"{line} (over {FSYNC_WARN_MS:g} ms: each verdict waits for it)",
+            f"{line} (over {FSYNC_WARN_MS:g} ms: the screen and the phones show each verdict "
+            "that much later)",
             "a faster SD card (A1/A2 class) or an SSD for the journal's folder",
         )
     if free_mb < FREE_WARN_MB:

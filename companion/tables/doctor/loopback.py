@@ -151,7 +151,7 @@ def summary(report: dict[str, Any]) -> list[str]:
         )
         lines.append(f"           scheduling: {run['scheduling']}")
     lines.append(
-        "decision->LED: the referee's daemon, journal (fsync) and outputs on mock pins, "
+        "decision->LED: the referee's loop, journal write and outputs on mock pins, "
         "on this machine's CPU and disk"
     )
     return lines
