@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,6 +12,8 @@ from typing import cast
 
 import pytest
 from conftest import ROOT, RunCli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.devices.checks import Check, Status, check_gpio_access, check_pin_driver
 from companion.devices.pins import OpenedFactory, open_factory
@@ -269,3 +272,22 @@ def test_the_unit_runs_doctor_before_the_referee_and_a_failure_does_not_stop_it(
     assert len(pre) == 1 and pre[0].startswith("ExecStartPre=-")
     assert "companion doctor --config /home/pi/companion/table.toml 1>&2" in pre[0]
     assert unit.index("ExecStartPre=") < unit.index("ExecStart=/")
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=200))
+def test_fuzz_whatever_the_system_says_each_check_is_one_printable_line(said: str) -> None:
+    """The governor file, vcgencmd, timedatectl and the sound cards' list are read, never
+    trusted: any text gives a check, on one printable line, and no exception."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "read"
+        path.write_text(said, errors="surrogateescape")
+        voiced = cast(ChompConfig, SimpleNamespace(voice=SimpleNamespace(enabled=True)))
+        checks = [
+            check_governor(path),
+            check_sound(voiced, path),
+            check_throttling(lambda argv: said),
+            check_clock_sync(lambda argv: said),
+        ]
+    for check in checks:
+        assert check.render().isprintable(), check

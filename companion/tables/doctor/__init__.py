@@ -6,6 +6,7 @@ sound). Every check takes its inputs as arguments, so a test makes each fail and
 from __future__ import annotations
 
 import os
+import re
 import resource
 import shutil
 import socket
@@ -42,6 +43,13 @@ THROTTLE_BITS = {
 Runner = Callable[[list[str]], str | None]
 
 
+def shown(text: str, limit: int = 60) -> str:
+    """Text read from the system (a file, a tool's output) as it may go on one line: as it
+    is when printable, else quoted with its escapes; cut to ``limit``."""
+    text = text if text.isprintable() else repr(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def run_tool(argv: list[str]) -> str | None:
     """A system tool's output, or None when it is not there or fails (not a Pi)."""
     if shutil.which(argv[0]) is None:
@@ -71,15 +79,15 @@ def check_realtime(limit: int | None = None, root: bool | None = None) -> Check:
 def check_governor(path: Path = GOVERNOR) -> Check:
     """The CPU governor: ``performance`` keeps the clock up when a press comes."""
     try:
-        governor = path.read_text().strip()
+        governor = path.read_text(errors="replace").strip()
     except OSError:
         return Check(Status.SKIPPED, "CPU governor: not reported (no cpufreq): skipped")
     if governor == "performance":
         return Check(Status.OK, "CPU governor: performance")
     return Check(
         Status.WARN,
-        f"CPU governor: {governor} (the clock drops when idle: a verdict after a quiet spell "
-        "is slower)",
+        f"CPU governor: {shown(governor)} (the clock drops when idle: a verdict after a quiet "
+        "spell is slower)",
         "echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
     )
 
@@ -87,19 +95,19 @@ def check_governor(path: Path = GOVERNOR) -> Check:
 def check_throttling(runner: Runner = run_tool) -> Check:
     """Under-voltage and throttling, as the Pi's firmware reports them."""
     out = runner(["vcgencmd", "get_throttled"])
-    if out is None or "=" not in out:
+    if out is None:
         return Check(Status.SKIPPED, "power and throttling: no vcgencmd (not a Pi): skipped")
-    try:
-        bits = int(out.partition("=")[2], 16)
-    except ValueError:
-        return Check(Status.SKIPPED, f"power and throttling: unreadable {out!r}: skipped")
+    value = re.fullmatch(r"throttled=0x([0-9a-fA-F]{1,8})", out.strip())
+    if value is None:  # int(x, 16) would also take "٣" or "1_0": only what vcgencmd writes
+        return Check(Status.SKIPPED, f"power and throttling: unreadable {shown(out)}: skipped")
+    bits = int(value.group(1), 16)
     found = [text for bit, text in THROTTLE_BITS.items() if bits >> bit & 1]
     if not found:
         return Check(Status.OK, "power and throttling: none (get_throttled=0x0)")
     voltage = bits & 0x10001
     return Check(
         Status.FAIL if voltage else Status.WARN,
-        f"power and throttling: {', '.join(found)} ({out})",
+        f"power and throttling: {', '.join(found)} ({shown(out)})",
         "the official 5 V power supply (5 A for a Pi 5), a short thick cable"
         if voltage
         else "a heatsink or fan; keep the Pi out of its case's heat",
@@ -235,7 +243,7 @@ def check_sound(config: ChompConfig | None, cards: Path = Path("/proc/asound/car
     if voice is None or not getattr(voice, "enabled", True):
         return Check(Status.SKIPPED, "sound output: voice is off in the config: skipped")
     try:
-        listing = cards.read_text()
+        listing = cards.read_text(errors="replace")
     except OSError:
         listing = ""
     if "no soundcards" in listing or not listing.strip():
@@ -244,7 +252,7 @@ def check_sound(config: ChompConfig | None, cards: Path = Path("/proc/asound/car
             "sound output: no sound card",
             "dtparam=audio=on in /boot/firmware/config.txt, or a USB speaker",
         )
-    return Check(Status.OK, f"sound output: {listing.splitlines()[0].strip()}")
+    return Check(Status.OK, f"sound output: {shown(listing.strip().splitlines()[0])}")
 
 
 def run_checks(config: ChompConfig | None, folder: Path) -> list[Check]:
