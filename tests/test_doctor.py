@@ -291,3 +291,20 @@ def test_fuzz_whatever_the_system_says_each_check_is_one_printable_line(said: st
         ]
     for check in checks:
         assert check.render().isprintable(), check
+
+
+@pytest.mark.parametrize("what", ["missing", "folder", "not utf-8", "device"])
+def test_cli_an_unreadable_config_is_one_line_and_exit_2(
+    tmp_path: Path, run_cli: RunCli, what: str
+) -> None:
+    path = {
+        "missing": tmp_path / "nope.toml",
+        "folder": tmp_path,
+        "not utf-8": tmp_path / "bin.toml",
+        "device": Path("/dev/null"),
+    }[what]
+    if what == "not utf-8":
+        path.write_bytes(b"\xff\xfe[[players]]")
+    result = run_cli("doctor", "--config", str(path))
+    assert result.status == 2 and result.out == ""
+    assert result.err.count("\n") == 1 and str(path) in result.err
