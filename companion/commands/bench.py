@@ -26,6 +26,7 @@ def register(commands: Subparsers) -> None:
     _bridge(sub)
     _history(sub)
     _web(sub)
+    _loopback(sub)
     from companion.commands.scan import register_bench  # photos: OpenCV stays lazy
 
     register_bench(sub)
@@ -126,6 +127,52 @@ def _web(sub: Subparsers) -> None:
     web.add_argument("--seed", type=int, default=1, help=SEED_HELP)
     web.add_argument("--json", action="store_true", help="one JSON object")
     web.set_defaults(handler=run_bench_web)
+
+
+def _loopback(sub: Subparsers) -> None:
+    loopback = sub.add_parser(
+        "loopback",
+        help="a jumper wire between two GPIO pins: edge stamp error, callback delay, lost",
+        description="With one jumper wire from --out to --in, drives thousands of edges and "
+        "reports the edge stamp's error against the drive instant, the callback's delay and "
+        "edges lost (p50/p99/max), and the referee's decision -> LED, without and with "
+        "real-time priority and --load busy processes (hardware/INSTALL.md says what to "
+        "expect). On mock pins the figures are the mock's, and it says so.",
+    )
+    loopback.add_argument("--out", required=True, metavar="PIN", help="the output pin: GPIO20")
+    loopback.add_argument("--in", required=True, dest="in_pin", metavar="PIN", help="GPIO21")
+    loopback.add_argument(
+        "--edges", type=counted(2, 1_000_000), default=2000, help="edges a run (2000)"
+    )
+    loopback.add_argument(
+        "--latency-trials",
+        type=counted(1, 100_000),
+        default=100,
+        help="verdicts timed for decision -> LED a run (100)",
+    )
+    loopback.add_argument(
+        "--load", type=counted(0, 64), default=0, metavar="N", help="again beside N busy processes"
+    )
+    loopback.add_argument(
+        "--pin-factory",
+        default="auto",
+        help="auto | lgpio | rpigpio | native | mock (auto: lgpio on a Pi)",
+    )
+    loopback.add_argument("--seed", type=int, default=1, help=SEED_HELP)
+    loopback.add_argument("--json", action="store_true", help="one JSON object")
+    loopback.set_defaults(handler=run_bench_loopback)
+
+
+def run_bench_loopback(args: argparse.Namespace) -> int:
+    from companion.devices.wiring import parse_pin
+    from companion.tables.doctor.loopback import bench_loopback, summary
+
+    out_gpio, in_gpio = parse_pin(args.out, "--out"), parse_pin(args.in_pin, "--in")
+    report = bench_loopback(
+        out_gpio, in_gpio, args.edges, args.load, args.latency_trials, args.pin_factory, args.seed
+    )
+    print(dump_json(report) if args.json else "\n".join(summary(report)))
+    return 0
 
 
 def run_bench_referee(args: argparse.Namespace) -> int:
