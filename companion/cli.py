@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("companion.commands.history", "every game remembered: stats, plots, export"),
     "web": ("companion.commands.web", "serve the score helpers to the phones at the table"),
     "bench": ("companion.commands.bench", "measure the referee and the bridge, print figures"),
+    "voice": ("companion.commands.voice", "spoken calls: hear every phrase a table says"),
 }
 
 

@@ -51,7 +51,7 @@ def _blink(on_s: float, off_s: float) -> Pattern:
 
 
 CHASE_STEP_S = 0.15  # ink-out: each LED in turn, around the table,
-CHASE_LAP_S = 0.45  # then all dark a moment: one or two LEDs never blink evenly (bad_chomp)
+CHASE_LAP_S = 0.4  # then all dark a moment: one or two LEDs never blink evenly (bad_chomp)
 WAR_HALF_S = 0.25  # war: even and odd seats swap
 
 # What a player's LED shows, and the status LED too unless STATUS_PATTERNS says otherwise.

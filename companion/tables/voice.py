@@ -26,8 +26,8 @@ import subprocess
 import tempfile
 import threading
 import wave
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from time import monotonic_ns
 from typing import Any, Protocol
@@ -350,6 +350,8 @@ class VoiceOutput:
         self.draw = config.draw()
         self.paths = dict(paths)
         self.sink = sink
+        self.rendered = 0  # phrases rendered when the table opened (the rest were cached)
+        self.folder: Path | None = None  # the cache they are in
         self._pending: list[Path] = []
         self._playing = False
         self._closed = False
@@ -447,7 +449,34 @@ def open_voice(
         paths = cache.prepare(every_phrase(seats, config.wording(), config.draw(), signals))
     except InputError as exc:
         raise ConfigError(exc.where, exc.message, source) from None
-    return VoiceOutput(config, paths, sink)
+    voice = VoiceOutput(config, paths, sink)
+    voice.rendered = len(cache.rendered)
+    voice.folder = cache.folder
+    return voice
+
+
+def voice_test(
+    config: VoiceConfig,
+    seats: Sequence[str],
+    signals: Collection[Signal],
+    source: str | None = None,
+    sink: Sink | None = None,
+) -> Iterator[tuple[str, float]]:
+    """``companion voice test``: every phrase of the table, one after the other.
+
+    Yields each phrase and its length before it plays (the command prints it, so the maker
+    reads what they are about to hear); a config whose voice is off is tested all the same.
+    The first item is ("", phrases rendered now) so the command can say what it did.
+    """
+    voice = open_voice(replace(config, enabled=True), seats, source, sink, signals=signals)
+    assert voice is not None
+    try:
+        yield "", float(voice.rendered)
+        for phrase, path in voice.paths.items():
+            yield phrase, wav_seconds(path)
+            voice.sink.play(path)
+    finally:
+        voice.close()
 
 
 def fan_out(*renders: Callable[[Sequence[Cue]], None]) -> Callable[[Sequence[Cue]], None]:
