@@ -166,6 +166,18 @@ def test_each_phrase_is_a_wav_with_sound_of_a_plausible_length(private_cache: Pa
 
 
 @needs_espeak
+def test_hostile_names_are_said_as_text_never_as_options_or_markup(private_cache: Path) -> None:
+    """Names reach espeak-ng on stdin, without -m (no SSML): each is one phrase's WAV."""
+    names = ("-w /tmp/x", "--stdout", '<speak><audio src="x"/></speak>', "O'Brien & co", "Zoë",
+             "🦈 shark", "李")  # fmt: skip
+    cache = PhraseCache(ON)
+    paths = cache.prepare(f"bad chomp, {name}" for name in names)
+    assert len(paths) == len(names) == len(cache.rendered)
+    assert all(seconds(path) > 0.2 for path in paths.values())
+    assert sorted(p.name for p in private_cache.iterdir()) == sorted(p.name for p in paths.values())
+
+
+@needs_espeak
 def test_the_cache_is_reused_a_second_start_renders_nothing(private_cache: Path) -> None:
     first = PhraseCache(ON)
     paths = first.prepare(["ann", "ink out"])
