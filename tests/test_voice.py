@@ -29,12 +29,12 @@ from companion.devices.outputs import LED_PATTERNS, PALETTES, Pattern, TableOutp
 from companion.devices.pins import OpenedFactory
 from companion.devices.wiring import LedConfig, LedKind
 from companion.errors import ConfigError, InputError
-from companion.games.chomp import Card, Hand
+from companion.games.chomp import Card, ChompGame, Hand
 from companion.games.getbit import GetBit, Setup
 from companion.referee.clock import ManualClock
-from companion.referee.core import Phase
+from companion.referee.core import Phase, Referee, Timing
 from companion.referee.daemon import Cards, StartRound
-from companion.signals import ButtonEdge, Cue, Signal
+from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo, TimingClass
 from companion.tables.chomp.config import ChompConfig, config_from_dict
 from companion.tables.getbit.config import load_table_config
 from companion.tables.getbit.hardware import TableHardware
@@ -136,6 +136,24 @@ def test_a_verdict_says_the_winners_name_then_the_bad_chomps() -> None:
     assert phrases_for([Cue(Signal.BITTEN, "red")], ON.wording(), ON.draw()) == [
         "the shark bites red"
     ]
+
+
+def test_c4_a_false_start_is_called_false_start_and_a_late_bad_chomp_bad_chomp() -> None:
+    """The referee's cues tell a press before the reveal (C4) from another bad chomp, so
+    the voice can say which: "false start, cat", "bad chomp, ann"."""
+    game = ChompGame.new(list(SEATS), deal=dict.fromkeys(SEATS, 10))
+    ref = Referee(game, Timing.from_ms(500, settle_ms=0), [SourceInfo("gpio", TimingClass.MOCK, 1)])
+    t0 = 10 * MS
+    ref.reveal(RevealStamp(t0, "button"))
+    ref.on_edge(ButtonEdge("cat", True, t0 - 1, "gpio", 0), t0)  # stamped before the reveal
+    ref.on_edge(ButtonEdge("ann", True, t0 + 100 * MS, "gpio", 1), t0 + 100 * MS)  # too low
+    ref.on_edge(ButtonEdge("bob", True, t0 + 150 * MS, "gpio", 2), t0 + 150 * MS)
+    ref.set_cards({"ann": (Card.PLANKTON,), "bob": (Card.SHARK,), "cat": (Card.SEAL,)}, t0)
+    step = ref.tick(t0 + 200 * MS)
+    assert step.result is not None and step.result.verdict.winner == "bob"
+    assert Cue(Signal.FALSE_START, "cat") in step.cues and Cue(Signal.BAD_CHOMP, "ann") in step.cues
+    said = phrases_for(step.cues, ON.wording(), ON.draw())
+    assert said[0] == "bob" and {"false start, cat", "bad chomp, ann"} <= set(said)
 
 
 def test_the_language_picks_its_wording_and_the_config_can_reword() -> None:

@@ -63,6 +63,10 @@ LED_PATTERNS: dict[Signal, Pattern] = {
     Signal.WIN: ON,
     Signal.FRENZY: _blink(0.05, 0.05),
     Signal.BAD_CHOMP: _blink(0.15, 0.15),
+    # A long flash, then two short ones: a bad chomp that came before the reveal.
+    Signal.FALSE_START: Pattern(
+        ((1.0, 0.6), (0.0, 0.15), (1.0, 0.15), (0.0, 0.15), (1.0, 0.15), (0.0, 0.6)), repeat=True
+    ),
     Signal.TIE: _blink(0.5, 0.5),
     Signal.INK_OUT: _blink(CHASE_STEP_S, CHASE_LAP_S),  # a chase with two or more LEDs
     Signal.ALL_SAME: Pattern(
@@ -94,6 +98,7 @@ COLOURS: dict[Signal, Colour] = {
     Signal.WIN: (0.0, 1.0, 0.0),  # green
     Signal.FRENZY: (1.0, 0.0, 1.0),  # magenta
     Signal.BAD_CHOMP: (1.0, 0.0, 0.0),  # red
+    Signal.FALSE_START: (1.0, 0.0, 0.0),  # red: a bad chomp too
     Signal.TIE: (1.0, 1.0, 0.0),  # yellow
     Signal.INK_OUT: (0.0, 0.0, 1.0),  # blue
     Signal.ALL_SAME: (0.0, 1.0, 1.0),  # cyan
@@ -127,6 +132,7 @@ OKABE_ITO: dict[Signal, Colour] = {
     Signal.TURN: _OI_GREEN,
     Signal.FRENZY: _OI_PURPLE,
     Signal.BAD_CHOMP: _OI_VERMILLION,
+    Signal.FALSE_START: _OI_VERMILLION,
     Signal.STUCK: _OI_VERMILLION,
     Signal.BITTEN: _OI_VERMILLION,
     Signal.FAULT: _OI_VERMILLION,
@@ -149,6 +155,7 @@ SOUNDS: dict[Signal, tuple[Note, ...]] = {
     Signal.WIN: (("C6", 0.08), (None, 0.06), ("G6", 0.12)),
     Signal.FRENZY: (("E6", 0.04), (None, 0.03), ("G6", 0.04), (None, 0.03)) * 3,
     Signal.BAD_CHOMP: (("A3", 0.15), (None, 0.1), ("A3", 0.15), (None, 0.1), ("A3", 0.15)),
+    Signal.FALSE_START: (("A3", 0.15), (None, 0.1), ("A3", 0.15), (None, 0.1), ("A3", 0.15)),
     Signal.FAULT: (("A3", 1.2),),  # one long low tone: not bad_chomp's three beeps
     Signal.TIE: (("E5", 0.3), (None, 0.15), ("E5", 0.3)),
     Signal.INK_OUT: _POT,

@@ -54,6 +54,7 @@ PHRASES: dict[str, dict[Signal, str]] = {
         Signal.WIN: "{name}",
         Signal.FRENZY: "{name}, feeding frenzy",
         Signal.BAD_CHOMP: "bad chomp, {name}",
+        Signal.FALSE_START: "false start, {name}",
         Signal.TIE: "tie",
         Signal.INK_OUT: "ink out",
         Signal.ALL_SAME: "all the same",
@@ -69,6 +70,7 @@ PHRASES: dict[str, dict[Signal, str]] = {
         Signal.WIN: "{name}",
         Signal.FRENZY: "{name}, frénésie",
         Signal.BAD_CHOMP: "mauvais chomp, {name}",
+        Signal.FALSE_START: "faux départ, {name}",
         Signal.TIE: "égalité",
         Signal.INK_OUT: "encre",
         Signal.ALL_SAME: "toutes pareilles",
@@ -84,9 +86,9 @@ PHRASES: dict[str, dict[Signal, str]] = {
 DRAW = {"en": "a draw", "fr": "match nul"}  # game_over for nobody
 # What each table can show (a table renders only these phrases at start).
 CHOMP_SIGNALS = frozenset(
-    {Signal.WIN, Signal.FRENZY, Signal.BAD_CHOMP, Signal.TIE, Signal.INK_OUT, Signal.ALL_SAME,
-     Signal.WAR, Signal.NO_WINNER, Signal.ELIMINATED, Signal.GAME_OVER, Signal.STUCK,
-     Signal.FAULT}
+    {Signal.WIN, Signal.FRENZY, Signal.BAD_CHOMP, Signal.FALSE_START, Signal.TIE,
+     Signal.INK_OUT, Signal.ALL_SAME, Signal.WAR, Signal.NO_WINNER, Signal.ELIMINATED,
+     Signal.GAME_OVER, Signal.STUCK, Signal.FAULT}
 )  # fmt: skip
 GETBIT_SIGNALS = frozenset({Signal.BITTEN, Signal.ELIMINATED, Signal.GAME_OVER})
 
