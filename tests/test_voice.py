@@ -277,6 +277,7 @@ def test_the_referee_decides_rounds_while_the_voice_is_stuck(
     config = replace(table_config, voice=ON)
     session = opener(config, clock=clock, voice_sink=sink)
     assert session.voice is not None
+    assert f"voice: en, {len(session.voice.paths)} calls (" in "\n".join(session.messages)
     finished = threading.Event()
 
     def two_rounds() -> None:

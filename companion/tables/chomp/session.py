@@ -402,6 +402,11 @@ def open_chomp_session(
             raise
         stack.callback(journal.close)
         messages[:0] = list(config.warnings)
+        if voice is not None:
+            messages.append(
+                f"voice: {config.voice.voice}, {len(voice.paths)} calls "
+                f"({voice.rendered} rendered now into {voice.folder})"
+            )
         if referee.window_warning:
             messages.append(referee.window_warning)
         daemon = RefereeDaemon(referee, clock, journal, render, notify, inbox=inbox)
