@@ -11,6 +11,7 @@ from __future__ import annotations
 import array
 import json
 import math
+import os
 import shutil
 import threading
 import tomllib
@@ -220,6 +221,19 @@ def test_a_link_in_the_cache_is_never_written_through(tmp_path: Path, private_ca
     with pytest.raises(ConfigError, match="not a file"):
         cache.prepare(["war"])
     assert target.read_text() == "keep me"
+
+
+@needs_espeak
+def test_a_cache_that_cannot_be_written_is_one_line(private_cache: Path) -> None:
+    private_cache.mkdir(parents=True)
+    private_cache.chmod(0o500)
+    try:
+        if os.access(private_cache, os.W_OK):
+            pytest.skip("root writes into a read-only folder: run as a user to check this")
+        with pytest.raises(ConfigError, match="cannot write the cache"):
+            PhraseCache(ON).prepare(["war"])
+    finally:
+        private_cache.chmod(0o700)
 
 
 def test_a_cache_that_is_not_a_folder_is_one_line(private_cache: Path) -> None:

@@ -198,7 +198,7 @@ def every_phrase(
 
 def cache_folder() -> Path:
     """``$XDG_CACHE_HOME/companion/voice`` (``~/.cache`` when it is not set)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
     return Path(base) / "companion" / "voice"
 
 
@@ -268,8 +268,11 @@ class PhraseCache:
     def _render(self, phrase: str, path: Path) -> None:
         """espeak-ng reads the phrase on stdin (a name such as '-x' is never an option)
         into a temporary beside the file, renamed over it once it is a whole WAV."""
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".render-", suffix=".wav")
-        os.close(fd)
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".render-", suffix=".wav")
+            os.close(fd)
+        except OSError as exc:  # a read-only or full cache: one line, the table not opened
+            raise ConfigError("voice", f"{self.folder}: cannot write the cache ({exc})") from None
         command = [self.espeak, "-v", self.config.voice, "-s", str(self.config.speed)]
         try:
             done = subprocess.run(
@@ -362,7 +365,12 @@ class VoiceOutput:
         self._thread.start()
 
     def render(self, cues: Sequence[Cue]) -> None:
-        """Say the cues' phrases: a render with something to say cuts the call playing."""
+        """Say the cues' phrases: a render with something to say cuts the call playing.
+
+        Only the queue is touched here (and a running player is sent SIGTERM). A call whose
+        player is being started at that very instant is not cut: it plays to its end
+        (a second at most) before the new phrases, a window the size of one fork.
+        """
         try:
             files = [self.paths[p] for p in phrases_for(cues, self.wording, self.draw)
                      if p in self.paths]  # fmt: skip
