@@ -302,7 +302,7 @@ def test_the_referee_decides_rounds_while_the_voice_is_stuck(
     threading.Thread(target=two_rounds, daemon=True).start()
     try:
         assert finished.wait(timeout=20), "the referee waited for the voice"
-        assert sink.playing.is_set() and not sink.release.is_set()
+        assert sink.playing.wait(timeout=5) and not sink.release.is_set()  # still stuck
         assert session.led_level("ann") == 1.0  # the LED still lit at once
         assert session.referee.game.counts["ann"] > session.referee.game.counts["cat"]
     finally:
