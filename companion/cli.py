@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "web": ("companion.commands.web", "serve the score helpers to the phones at the table"),
     "bench": ("companion.commands.bench", "measure the referee and the bridge, print figures"),
     "doctor": ("companion.commands.doctor", "check the Pi for a table: GPIO, disk, clock, ports"),
+    "voice": ("companion.commands.voice", "spoken calls: hear every phrase a table says"),
 }
 
 

@@ -110,6 +110,7 @@ class Signal(StrEnum):
     REVEAL = "reveal"  # turn the cards over now
     WIN = "win"  # this player takes the cards
     BAD_CHOMP = "bad_chomp"  # this player pays a penalty card
+    FALSE_START = "false_start"  # this player pays a penalty card: pressed before the reveal
     TIE = "tie"  # this player tied for first
     FRENZY = "frenzy"  # this player won a feeding frenzy
     INK_OUT = "ink_out"  # octopus: everyone's cards to the pot

@@ -387,7 +387,7 @@ def test_pattern_shapes() -> None:
     frenzy, bad = pattern_for(Signal.FRENZY), pattern_for(Signal.BAD_CHOMP)
     assert frenzy.steps[0][1] < bad.steps[0][1] < pattern_for(Signal.TIE).steps[0][1]
     chase = [pattern_for(Signal.INK_OUT, p, 4) for p in range(4)]
-    assert [sum(s for _, s in c.steps) for c in chase] == pytest.approx([0.6] * 4)
+    assert [sum(s for _, s in c.steps) for c in chase] == pytest.approx([0.6 + 0.4] * 4)
     assert pattern_for(Signal.INK_OUT, 0, 1) == LED_PATTERNS[Signal.INK_OUT]
 
 

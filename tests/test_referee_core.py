@@ -188,7 +188,7 @@ def test_feeding_frenzy_cue_and_bad_chomp_cues() -> None:
     ref.on_edge(press("bob", t0 + 100 * MS), t0 + 100 * MS)
     step = ref.tick(t0 + 200 * MS)
     assert step.result is not None and step.result.verdict.reason is Reason.FEEDING_FRENZY
-    assert step.cues[:2] == [Cue(Signal.FRENZY, "bob"), Cue(Signal.BAD_CHOMP, "ann")]
+    assert step.cues[:2] == [Cue(Signal.FRENZY, "bob"), Cue(Signal.FALSE_START, "ann")]
 
 
 def test_tie_window_is_raised_to_what_the_sources_can_order() -> None:

@@ -194,6 +194,8 @@ def run_bench_referee(args: argparse.Namespace) -> int:
             f"  with {report['load']} busy processes: p50 {loaded['p50']} us, "
             f"p99 {loaded['p99']} us"
         )
+    voice = report["decision_to_voice_start_ms"]
+    print(f"decision -> voice start (null sink): p50 {voice['p50']} ms, p99 {voice['p99']} ms")
     print(f"judge cost per verdict: p50 {cost['p50']} us, p99 {cost['p99']} us")
     return 0
 

@@ -50,7 +50,8 @@ def _blink(on_s: float, off_s: float) -> Pattern:
     return Pattern(((1.0, on_s), (0.0, off_s)), repeat=True)
 
 
-CHASE_STEP_S = 0.15  # ink-out: each LED in turn, around the table
+CHASE_STEP_S = 0.15  # ink-out: each LED in turn, around the table,
+CHASE_LAP_S = 0.4  # then all dark a moment: one or two LEDs never blink evenly (bad_chomp)
 WAR_HALF_S = 0.25  # war: even and odd seats swap
 
 # What a player's LED shows, and the status LED too unless STATUS_PATTERNS says otherwise.
@@ -62,8 +63,12 @@ LED_PATTERNS: dict[Signal, Pattern] = {
     Signal.WIN: ON,
     Signal.FRENZY: _blink(0.05, 0.05),
     Signal.BAD_CHOMP: _blink(0.15, 0.15),
+    # A long flash, then two short ones: a bad chomp that came before the reveal.
+    Signal.FALSE_START: Pattern(
+        ((1.0, 0.6), (0.0, 0.15), (1.0, 0.15), (0.0, 0.15), (1.0, 0.15), (0.0, 0.6)), repeat=True
+    ),
     Signal.TIE: _blink(0.5, 0.5),
-    Signal.INK_OUT: _blink(CHASE_STEP_S, CHASE_STEP_S),  # a chase with two or more LEDs
+    Signal.INK_OUT: _blink(CHASE_STEP_S, CHASE_LAP_S),  # a chase with two or more LEDs
     Signal.ALL_SAME: Pattern(
         ((1.0, 0.1), (0.0, 0.1), (1.0, 0.1), (0.0, 0.1), (1.0, 0.1), (0.0, 0.7)), repeat=True
     ),
@@ -93,6 +98,7 @@ COLOURS: dict[Signal, Colour] = {
     Signal.WIN: (0.0, 1.0, 0.0),  # green
     Signal.FRENZY: (1.0, 0.0, 1.0),  # magenta
     Signal.BAD_CHOMP: (1.0, 0.0, 0.0),  # red
+    Signal.FALSE_START: (1.0, 0.0, 0.0),  # red: a bad chomp too
     Signal.TIE: (1.0, 1.0, 0.0),  # yellow
     Signal.INK_OUT: (0.0, 0.0, 1.0),  # blue
     Signal.ALL_SAME: (0.0, 1.0, 1.0),  # cyan
@@ -108,6 +114,36 @@ COLOURS: dict[Signal, Colour] = {
     Signal.FAULT: (1.0, 0.0, 0.0),  # red
 }
 
+# The same meanings in Okabe and Ito's colour-blind-safe set (``[leds] palette =
+# "okabe-ito"``). The patterns and sounds tell every signal apart without any colour; this
+# keeps the colours that remain from clashing for the commonest colour blindness.
+_OI_ORANGE = (0.90, 0.62, 0.0)
+_OI_SKY_BLUE = (0.34, 0.71, 0.91)
+_OI_GREEN = (0.0, 0.62, 0.45)  # bluish green
+_OI_YELLOW = (0.94, 0.89, 0.26)
+_OI_BLUE = (0.0, 0.45, 0.70)
+_OI_VERMILLION = (0.84, 0.37, 0.0)
+_OI_PURPLE = (0.80, 0.47, 0.65)  # reddish purple
+OKABE_ITO: dict[Signal, Colour] = {
+    **COLOURS,
+    Signal.READY: _OI_GREEN,
+    Signal.WIN: _OI_GREEN,
+    Signal.GAME_OVER: _OI_GREEN,
+    Signal.TURN: _OI_GREEN,
+    Signal.FRENZY: _OI_PURPLE,
+    Signal.BAD_CHOMP: _OI_VERMILLION,
+    Signal.FALSE_START: _OI_VERMILLION,
+    Signal.STUCK: _OI_VERMILLION,
+    Signal.BITTEN: _OI_VERMILLION,
+    Signal.FAULT: _OI_VERMILLION,
+    Signal.TIE: _OI_YELLOW,
+    Signal.INK_OUT: _OI_BLUE,
+    Signal.ALL_SAME: _OI_SKY_BLUE,
+    Signal.WAR: _OI_ORANGE,
+    Signal.ELIMINATED: _OI_PURPLE,
+}
+PALETTES: dict[str, dict[Signal, Colour]] = {"standard": COLOURS, "okabe-ito": OKABE_ITO}
+
 # The buzzer. An active buzzer plays the rhythm on its own fixed tone; a passive one
 # (TonalBuzzer) plays the notes. Signals not listed leave the buzzer alone; READY's empty
 # sound silences it.
@@ -119,7 +155,8 @@ SOUNDS: dict[Signal, tuple[Note, ...]] = {
     Signal.WIN: (("C6", 0.08), (None, 0.06), ("G6", 0.12)),
     Signal.FRENZY: (("E6", 0.04), (None, 0.03), ("G6", 0.04), (None, 0.03)) * 3,
     Signal.BAD_CHOMP: (("A3", 0.15), (None, 0.1), ("A3", 0.15), (None, 0.1), ("A3", 0.15)),
-    Signal.FAULT: (("A3", 0.15), (None, 0.1), ("A3", 0.15), (None, 0.1), ("A3", 0.15)),
+    Signal.FALSE_START: (("A3", 0.15), (None, 0.1), ("A3", 0.15), (None, 0.1), ("A3", 0.15)),
+    Signal.FAULT: (("A3", 1.2),),  # one long low tone: not bad_chomp's three beeps
     Signal.TIE: (("E5", 0.3), (None, 0.15), ("E5", 0.3)),
     Signal.INK_OUT: _POT,
     Signal.ALL_SAME: _POT,
@@ -151,7 +188,7 @@ def pattern_for(signal: Signal, position: int = 0, count: int = 1) -> Pattern:
     """
     if signal is Signal.INK_OUT and count > 1:
         before = position * CHASE_STEP_S
-        after = (count - 1 - position) * CHASE_STEP_S
+        after = (count - 1 - position) * CHASE_STEP_S + CHASE_LAP_S
         steps: tuple[PatternStep, ...] = ((0.0, before),) if before else ()
         steps += ((1.0, CHASE_STEP_S),)
         steps += ((0.0, after),) if after else ()
@@ -221,9 +258,10 @@ class Track(Generic[T]):
 class _Light:
     """One LED (plain, PWM or RGB) and the track that drives it."""
 
-    def __init__(self, device: Any, kind: LedKind) -> None:
+    def __init__(self, device: Any, kind: LedKind, palette: Mapping[Signal, Colour]) -> None:
         self.device = device
         self.kind = kind
+        self.palette = palette
         self.colour: Colour = (1.0, 1.0, 1.0)
         self.track: Track[float] = Track(self._write)
 
@@ -237,7 +275,7 @@ class _Light:
             self.device.value = level > 0
 
     def show(self, signal: Signal, pattern: Pattern, now: float) -> None:
-        self.colour = COLOURS[signal]
+        self.colour = self.palette[signal]
         self.track.start(pattern.steps, pattern.repeat, now)
 
 
@@ -254,8 +292,11 @@ class TableOutputs:
         buzzer: BuzzerConfig | None,
         status: LedConfig | None,
         opened: OpenedFactory,
+        palette: str = "standard",
     ) -> None:
+        """``palette`` names the RGB LEDs' colours (:data:`PALETTES`; a config has checked it)."""
         self._factory = opened.factory
+        self._palette = PALETTES[palette]
         self._devices: list[Any] = []
         self._players: dict[str, _Light] = {}
         self._status: _Light | None = None
@@ -295,7 +336,7 @@ class TableOutputs:
             device = self._make(what, led.pins, lambda: PWMLED(led.pins[0], pin_factory=f))
         else:
             device = self._make(what, led.pins, lambda: LED(led.pins[0], pin_factory=f))
-        return _Light(device, led.kind)
+        return _Light(device, led.kind, self._palette)
 
     def _sounder(self, buzzer: BuzzerConfig) -> Track[str | None]:
         f = self._factory

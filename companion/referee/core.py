@@ -449,7 +449,9 @@ class Referee:
     def _decide(self) -> RefereeStep:
         rnd = self.round
         assert rnd is not None and rnd.cards is not None
-        result = self.game.play(Round(rnd.cards, rnd.slaps()))
+        slaps = rnd.slaps()
+        result = self.game.play(Round(rnd.cards, slaps))
+        early = frozenset(s.player for s in slaps if s.t_us < 0)  # C4: a false start
         self.rounds_played = rnd.number
         self.last_cards = dict(rnd.cards)
         self._go(Event.FINISH if self.game.over else Event.DECIDE)
@@ -466,7 +468,9 @@ class Referee:
             winner=game.winner,
             mode=str(game.mode),
         )
-        cues = cues_for_verdict(result.verdict, result.went_out, self.game.over, self.game.winner)
+        cues = cues_for_verdict(
+            result.verdict, result.went_out, self.game.over, self.game.winner, early
+        )
         return RefereeStep(cues=cues, journal=[entry], result=result)
 
     # ---------------------------------------------------------------- restart ----------

@@ -19,9 +19,17 @@ _TABLE_SIGNAL = {
 
 
 def cues_for_verdict(
-    verdict: Verdict, went_out: tuple[str, ...], over: bool, game_winner: str | None
+    verdict: Verdict,
+    went_out: tuple[str, ...],
+    over: bool,
+    game_winner: str | None,
+    false_starts: frozenset[str] = frozenset(),
 ) -> list[Cue]:
-    """Cues for a settled round, most urgent first: the winner's LED changes before anything."""
+    """Cues for a settled round, most urgent first: the winner's LED changes before anything.
+
+    A bad chomper in ``false_starts`` (pressed before the reveal, C4) is shown as a false
+    start: the same penalty, its own pattern and call, so a player learns which it was.
+    """
     cues: list[Cue] = []
     if verdict.winner is not None:
         signal = Signal.FRENZY if verdict.reason is Reason.FEEDING_FRENZY else Signal.WIN
@@ -30,7 +38,10 @@ def cues_for_verdict(
         cues.extend(Cue(Signal.TIE, p) for p in verdict.tied)
     else:
         cues.append(Cue(_TABLE_SIGNAL[verdict.outcome]))
-    cues.extend(Cue(Signal.BAD_CHOMP, p) for p in verdict.bad_chomps)
+    cues.extend(
+        Cue(Signal.FALSE_START if p in false_starts else Signal.BAD_CHOMP, p)
+        for p in verdict.bad_chomps
+    )
     cues.extend(Cue(Signal.ELIMINATED, p) for p in went_out)
     if over:
         cues.append(Cue(Signal.GAME_OVER, game_winner))

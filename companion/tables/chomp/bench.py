@@ -4,13 +4,14 @@ through the real daemon on mock pins, and the rules engine's cost per verdict.""
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +26,14 @@ from companion.referee.realtime import ask_for_realtime
 from companion.signals import ButtonEdge, RevealStamp, SourceInfo, TimingClass
 from companion.tables.chomp.demo import demo_config
 from companion.tables.chomp.session import open_chomp_session
+from companion.tables.voice import (
+    CHOMP_SIGNALS,
+    NullSink,
+    VoiceConfig,
+    VoiceOutput,
+    every_phrase,
+    fan_out,
+)
 
 US = 1_000
 
@@ -91,21 +100,35 @@ def judge_cost(trials: int, rng: random.Random) -> dict[str, float]:
     return percentiles(costs)
 
 
-def verdict_latency(trials: int, rng: random.Random) -> dict[str, float]:
-    """Decision instant to the winner's LED pin changing, through the real daemon on mock pins.
+def verdict_latency(trials: int, rng: random.Random) -> tuple[dict[str, float], dict[str, float]]:
+    """Decision instant to the winner's LED pin changing, and to the spoken call starting,
+    through the real daemon on mock pins.
 
     Each trial reveals, drives a button pin low (stamped by the mock pin), gives the cards,
     and lets the daemon's own loop wake at the decision instant, judge, journal (fsync) and
-    render. A game that runs low on cards is replaced by a new one.
+    render to the LEDs and to the voice, whose sink is a null one: the call starts when the
+    voice's thread hands the phrase's file to the sink (where ``aplay`` would be started).
+    A game that runs low on cards is replaced by a new one.
     """
     latencies: list[float] = []
+    voice_ms: list[float] = []
     folder = Path(tempfile.mkdtemp(prefix="companion-bench-"))
     while len(latencies) < trials:
-        latencies.extend(_latency_game(trials - len(latencies), rng, folder))
-    return percentiles(latencies)
+        latencies.extend(_latency_game(trials - len(latencies), rng, folder, voice_ms))
+    return percentiles(latencies), percentiles(voice_ms)
 
 
-def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
+def _null_voice(players: list[str]) -> tuple[VoiceOutput, NullSink]:
+    """The table's voice on a null sink: every phrase known, none rendered (nothing plays)."""
+    config = VoiceConfig(enabled=True)
+    phrases = every_phrase(players, config.wording(), config.draw(), CHOMP_SIGNALS)
+    sink = NullSink()
+    return VoiceOutput(config, {p: Path(os.devnull) for p in phrases}, sink), sink
+
+
+def _latency_game(
+    trials: int, rng: random.Random, folder: Path, voice_ms: list[float]
+) -> list[float]:
     players = ["ann", "bob", "cat"]
     config = demo_config(players, Mode.STANDARD, TwoPlayerEnd.COUNT, folder / "bench.jsonl")
     config = replace(config, lockout_ms=0.5)  # trials come faster than a hand could press
@@ -120,6 +143,8 @@ def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
         done.set()
 
     daemon = session.daemon
+    voice, sink = _null_voice(players)
+    daemon.render = fan_out(session.outputs.render, voice.render)  # as [voice] wires it
     daemon.on_result = on_result
     daemon.want_realtime = True  # as at the table: SCHED_FIFO where permitted,
     daemon.pause_gc = True  # and no garbage collection inside a round
@@ -146,12 +171,27 @@ def _latency_game(trials: int, rng: random.Random, folder: Path) -> list[float]:
             # MockPin keeps the monotonic time of its last change: when the LED lit.
             lit_ns = round(leds[winner]._last_change * 1e9)
             latencies.append((lit_ns - due_ns) / 1000)
+            calls = len(latencies)  # one call per verdict of this game
+            if not poll_until(lambda n=calls: len(sink.started) >= n):  # type: ignore[misc]
+                raise RuntimeError("the voice never started a call")
+            voice_ms.append((sink.started[calls - 1][0] - due_ns) / 1e6)
             time.sleep(0.001)
     finally:
         daemon.put(Shutdown())
         worker.join(timeout=5)
+        voice.close()
         session.close()
     return latencies
+
+
+def poll_until(condition: Callable[[], bool], timeout_s: float = 2.0) -> bool:
+    """Whether ``condition`` came true within ``timeout_s`` (checked every 0.2 ms)."""
+    end = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.0002)
+    return True
 
 
 @contextmanager
@@ -190,16 +230,21 @@ def bench_referee(
     rng = random.Random(seed)
     report: dict[str, Any] = {"trials": trials, "scheduling": scheduling()}
     report.update(ordering(trials, rng))
-    report["verdict_latency_us"] = verdict_latency(latency_trials, rng)
+    report["verdict_latency_us"], report["decision_to_voice_start_ms"] = verdict_latency(
+        latency_trials, rng
+    )
+    report["voice_sink"] = "null"  # the call starts where aplay would be started
     report["latency_trials"] = latency_trials
     if load:
         with busy_load(load):
-            report["verdict_latency_loaded_us"] = verdict_latency(latency_trials, rng)
+            loaded = verdict_latency(latency_trials, rng)
+        report["verdict_latency_loaded_us"], report["decision_to_voice_start_loaded_ms"] = loaded
         report["load"] = load
     report["judge_us"] = judge_cost(trials * 10, rng)
     report["goals"] = {
         "ordering_errors_stamp": 0,
         "verdict_latency_us_p99": 1000,
+        "decision_to_voice_start_ms_p99": 50,
         "judge_us_p99": 50,
     }
     return report

@@ -34,6 +34,7 @@ from companion.games.chomp import (
 from companion.signals import TABLE_REVEALS
 from companion.signals import RevealBy as RevealBy  # the field's type, named here as before
 from companion.tables.settings import SETTINGS_KEYS, TableSettings, settings_from
+from companion.tables.voice import VoiceConfig, palette_from, voice_from
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ class ChompConfig:
     bridge: BridgeConfig | None = None
     tags: TagsConfig | None = None
     settings: TableSettings = TableSettings()  # [web] and [history]
+    voice: VoiceConfig = VoiceConfig()  # [voice]: spoken calls, off by default
+    palette: str = "standard"  # [leds] palette: the RGB LEDs' colours
     source: str = field(default="", compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)  # shown when the table opens
 
@@ -94,7 +97,7 @@ class ChompConfig:
 
 _TOP_KEYS = (
     "game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button", "bridge",
-    "tags", *SETTINGS_KEYS,
+    "tags", "voice", "leds", *SETTINGS_KEYS,
 )  # fmt: skip
 TYPABLE_NAME = re.compile(r"[^\W][\w-]{0,23}")  # no space, '=' or control: `cards ann=seal`
 BRIDGE_BUTTONS = 16  # the Pico firmware's button indexes 0..15 (hardware/BRIDGE.md)
@@ -271,6 +274,8 @@ def config_from_dict(raw_value: object) -> ChompConfig:
         end_ms=waits["end_ms"],
         countdown_interval_ms=waits["countdown_interval_ms"],
         settings=settings_from(raw),
+        voice=voice_from(raw),
+        palette=palette_from(raw),
     )
 
 

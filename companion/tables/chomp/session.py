@@ -13,7 +13,7 @@ import os
 import queue
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,9 +37,10 @@ from companion.referee.journal import (
     read_journal,
 )
 from companion.referee.realtime import report_hook_error
-from companion.signals import ButtonEdge, SourceInfo
+from companion.signals import ButtonEdge, Cue, SourceInfo
 from companion.tables.bridge_source import BridgePresses, open_bridge_presses
 from companion.tables.chomp.config import ChompConfig
+from companion.tables.voice import CHOMP_SIGNALS, Sink, VoiceOutput, fan_out, open_voice
 from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
 
 T = TypeVar("T")
@@ -267,6 +268,7 @@ class ChompSession:
     bridge: BridgePresses | None = None
     tags: RevealRunner[Any] | None = None
     reveal_button: GpioRevealButton | None = None
+    voice: VoiceOutput | None = None  # [voice]: the spoken calls, beside the LEDs
     closing: ExitStack = field(default_factory=ExitStack, repr=False)
 
     def led_level(self, player: str) -> float:
@@ -355,6 +357,7 @@ def open_chomp_session(
     clock: Clock | None = None,
     notify: Callable[[str], None] | None = None,
     stamped_as: list[SourceInfo] | None = None,
+    voice_sink: Sink | None = None,
 ) -> ChompSession:
     """Open pins, press sources and outputs, then the referee and its journal.
 
@@ -363,15 +366,27 @@ def open_chomp_session(
     config's (``"mock"`` for gpiozero's MockFactory). ``stamped_as`` declares how the
     presses are really stamped when the pins only relay them (the demo's keys reach
     mock pins as the terminal delivers them): the tie window and the journal follow it.
-    Nothing is left open on failure.
+    ``voice_sink`` plays the spoken calls somewhere else than the config's player (a test,
+    the bench). Nothing is left open on failure.
     """
     clock = clock or MonotonicClock()
     with ExitStack() as stack:
         opened = stack.enter_context(open_factory(pin_factory or config.pin_factory))
         outputs = TableOutputs(
-            {p.name: p.led for p in config.players}, config.buzzer, config.status_led, opened
+            {p.name: p.led for p in config.players},
+            config.buzzer,
+            config.status_led,
+            opened,
+            config.palette,
         )
         stack.callback(outputs.close)
+        voice = open_voice(
+            config.voice, config.names, config.source or None, voice_sink, signals=CHOMP_SIGNALS
+        )
+        render: Callable[[Sequence[Cue]], None] = outputs.render
+        if voice is not None:
+            stack.callback(voice.close)
+            render = fan_out(outputs.render, voice.render)  # a peer of the LEDs and buzzer
         # The inbox exists before the sources, so no edge can arrive with nowhere to go.
         inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
         presses = _open_presses(config, opened, inbox, stack, notify)
@@ -387,9 +402,14 @@ def open_chomp_session(
             raise
         stack.callback(journal.close)
         messages[:0] = list(config.warnings)
+        if voice is not None:
+            messages.append(
+                f"voice: {config.voice.voice}, {len(voice.paths)} calls "
+                f"({voice.rendered} rendered now into {voice.folder})"
+            )
         if referee.window_warning:
             messages.append(referee.window_warning)
-        daemon = RefereeDaemon(referee, clock, journal, outputs.render, notify, inbox=inbox)
+        daemon = RefereeDaemon(referee, clock, journal, render, notify, inbox=inbox)
         for player, source in sorted(presses.held):
             # Already down at start: no edge will come, so report one; held on, it is
             # flagged stuck like any other.
@@ -398,6 +418,7 @@ def open_chomp_session(
             config, referee, daemon, journal, sources, messages, opened, outputs,
             presses.buttons, presses.bridge,
         )  # fmt: skip
+        session.voice = voice
         if config.tags is not None:
             session.tags = _tag_reveal(config, daemon, inbox)
             stack.callback(session.tags.close)

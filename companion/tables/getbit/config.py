@@ -21,6 +21,7 @@ from companion.devices.wiring import (
 )
 from companion.errors import ConfigError, InputError
 from companion.tables.settings import SETTINGS_KEYS, TableSettings, settings_from
+from companion.tables.voice import VoiceConfig, palette_from, voice_from
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class GetBitConfig:
     lock_in: Mapping[str, int] = field(default_factory=dict)  # player -> button pin
     pin_factory: str = "auto"
     settings: TableSettings = TableSettings()  # [web] and [history]
+    voice: VoiceConfig = VoiceConfig()  # [voice]: spoken calls, off by default
+    palette: str = "standard"  # [leds] palette: the RGB LEDs' colours
     source: str = ""
     warnings: tuple[str, ...] = ()  # e.g. an LED on a pin another table wires as a button
 
@@ -49,7 +52,9 @@ class GetBitConfig:
 
 def table_config_from_dict(value: object) -> GetBitConfig:
     """A [getbit] table from its parsed TOML; errors name the key (``getbit.robots[1]``)."""
-    top = data.obj(value, data.ROOT, required=("getbit",), optional=SETTINGS_KEYS)
+    top = data.obj(
+        value, data.ROOT, required=("getbit",), optional=(*SETTINGS_KEYS, "voice", "leds")
+    )
     raw = data.obj(top["getbit"], "getbit", optional=("pin_factory", "robots", "buzzer", "lock_in"))
     claims = PinClaims()
     robots: list[RobotConfig] = []
@@ -84,6 +89,8 @@ def table_config_from_dict(value: object) -> GetBitConfig:
         factory,
         warnings=tuple(claims.warnings),
         settings=settings_from(top),
+        voice=voice_from(top),
+        palette=palette_from(top),
     )
 
 

@@ -7,6 +7,7 @@ lock-in button only records who is in.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
 from companion.devices.buttons import GpioPressSource
@@ -16,6 +17,7 @@ from companion.errors import ConfigError, HardwareError
 from companion.games.getbit import GetBit, RoundResult, Setup
 from companion.signals import ButtonEdge, Cue, Signal
 from companion.tables.getbit.config import GetBitConfig
+from companion.tables.voice import GETBIT_SIGNALS, Sink, fan_out, open_voice
 
 
 class TableHardware:
@@ -28,7 +30,13 @@ class TableHardware:
     next round's first key or press shows ``ready``: LEDs off, buzzer quiet.
     """
 
-    def __init__(self, config: GetBitConfig, setup: Setup, pin_factory: str | None = None) -> None:
+    def __init__(
+        self,
+        config: GetBitConfig,
+        setup: Setup,
+        pin_factory: str | None = None,
+        voice_sink: Sink | None = None,
+    ) -> None:
         unknown = [r.name for r in config.robots if r.name not in setup.robots]
         if unknown:
             raise ConfigError(
@@ -58,8 +66,16 @@ class TableHardware:
                 open_factory(pin_factory or config.pin_factory)
             )
             leds = {r.name: r.led for r in config.robots}
-            self.outputs = TableOutputs(leds, config.buzzer, None, self.opened)
+            self.outputs = TableOutputs(leds, config.buzzer, None, self.opened, config.palette)
             stack.callback(self.outputs.close)
+            seats = list(setup.robots)
+            self.voice = open_voice(
+                config.voice, seats, config.source or None, voice_sink, signals=GETBIT_SIGNALS
+            )
+            self._outputs: Callable[[Sequence[Cue]], None] = self.outputs.render
+            if self.voice is not None:
+                stack.callback(self.voice.close)
+                self._outputs = fan_out(self.outputs.render, self.voice.render)  # a peer
             self.source: GpioPressSource | None = None
             if config.lock_in:
                 self.source = GpioPressSource(
@@ -70,7 +86,7 @@ class TableHardware:
 
     def _render(self, cues: list[Cue]) -> None:
         if cues:
-            self.outputs.render(cues)
+            self._outputs(cues)
 
     def _start_cues(self) -> list[Cue]:
         if not self._fresh:
