@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from companion.errors import InputError
@@ -105,8 +106,12 @@ class ChipsWebTable(WatchedTable):
             raise InputError("line", reply.removeprefix("no: "))
 
 
-def serve_web(helper: ChipsHelper, listen: str) -> Callable[[], None]:
-    """``companion chips --web``: the page beside the terminal; returns how to stop it."""
-    from companion.tables.web.serve import serve_page
+def serve_web(
+    helper: ChipsHelper, listen: str, save: Path | None = None, new_code: bool = False
+) -> Callable[[], None]:
+    """``companion chips --web``: the page beside the terminal, its join code kept beside
+    the save file; returns how to stop it."""
+    from companion.tables.web.serve import serve_page, table_code_file
 
-    return serve_page(ChipsWebTable(helper), listen, helper.messages.append)
+    code_file = table_code_file(save, "chips")
+    return serve_page(ChipsWebTable(helper), listen, helper.messages.append, code_file, new_code)
