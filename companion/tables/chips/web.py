@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import InputError
-from companion.games.chips import ChipsStep
+from companion.files import make_room
+from companion.games.chips import ChipsStep, ChipsTable
 from companion.games.chips.cards import neighbours
 from companion.tables.chips.session import ChipsHelper
 from companion.tables.web.hub import Action, WatchedTable
@@ -48,6 +49,10 @@ class ChipsWebTable(WatchedTable):
     def __init__(self, helper: ChipsHelper) -> None:
         self.helper = helper
         self.said: collections.deque[dict[str, str]] = collections.deque(maxlen=KEEP_SAID)
+        self.games = 1  # the games begun from the page: a page that sees it change redraws
+
+    def game_id(self) -> str:
+        return str(self.games)
 
     def fingerprint(self) -> object:
         with self.helper.guard:
@@ -91,8 +96,13 @@ class ChipsWebTable(WatchedTable):
         }
 
     def act(self, action: Action) -> None:
+        if action["type"] == "new_game":
+            self._new_game()
+            return
         if action["type"] != "command":
-            raise InputError("type", f"{action['type']!r}: Chips takes command (a typed line)")
+            raise InputError(
+                "type", f"{action['type']!r}: Chips takes command (a typed line), new_game"
+            )
         line = action.get("line")
         if not isinstance(line, str) or not line.strip() or "\n" in line:
             raise InputError("line", "type one command, e.g. 5, draw, undo (help lists them)")
@@ -104,6 +114,23 @@ class ChipsWebTable(WatchedTable):
             raise InputError("line", "quit is typed at the Pi: the page cannot stop the game")
         if reply.startswith("no: "):
             raise InputError("line", reply.removeprefix("no: "))
+
+    def _new_game(self) -> None:
+        """New game (the page asked first): the same seats and rules, the game so far kept
+        aside under a new name as ``--new`` does, never deleted."""
+        helper = self.helper
+        with helper.guard:
+            old = helper.table
+            kept = make_room(helper.path, True) if helper.path is not None else None
+            helper.table = ChipsTable.new(old.players, old.rules, strict=old.strict)
+            helper.turns = []
+            helper.save()
+            helper.lights()
+            self.said.clear()
+            self.games += 1
+            helper.messages.append(
+                "new game from a phone" + (f"; the last one kept as {kept}" if kept else "")
+            )
 
 
 def serve_web(
