@@ -73,10 +73,29 @@ function offline() {
   return stopped || Object.values(streams).some((s) => s.readyState !== EventSource.OPEN);
 }
 
+// The tap was not sent: the line at the top and the badge say so (until the table is back).
+function markOffline() {
+  showError(OFFLINE);
+  $("live").textContent = OFFLINE;
+  $("live").className = "live off";
+  setTimeout(stillOffline, 2000);
+}
+
+// After a refused tap: the badge says "live" again once the server answers (and the streams
+// are open); taps are not sent again, the person taps again.
+async function stillOffline() {
+  if (stopped || $("live").textContent !== OFFLINE) return;
+  try {
+    if (!(await fetch("/api/me", { cache: "no-store" })).ok) throw new Error("not yet");
+    setLive();
+  } catch (down) {
+    setTimeout(stillOffline, 2000);
+  }
+}
+
 async function post(url, body, type = "application/json") {
   if (offline()) {
-    showError(OFFLINE);
-    setLive();
+    markOffline();
     return null;
   }
   let response, text;
@@ -88,8 +107,7 @@ async function post(url, body, type = "application/json") {
     });
     text = await response.text();
   } catch (failed) { // the network: the tap did not get through (the stream will say more)
-    showError(OFFLINE);
-    setLive();
+    markOffline();
     return null;
   }
   if (!response.ok) {
@@ -98,6 +116,7 @@ async function post(url, body, type = "application/json") {
     return null;
   }
   showError("");
+  setLive();
   return JSON.parse(text);
 }
 
@@ -155,7 +174,10 @@ function watch(table) {
     setTimeout(comeBack, 2000);
   });
   source.onopen = () => setLive();
-  source.onerror = () => setLive();
+  source.onerror = () => { // the browser gives a stream up when the network is gone: again
+    setLive();
+    if (source.readyState === EventSource.CLOSED) setTimeout(() => watch(table), 2000);
+  };
 }
 
 // The table stopped (a restart, a power cut): ask every 2 s whether it is back; when it
@@ -176,8 +198,8 @@ async function comeBack() {
 function setLive() {
   if (stopped) return;
   const open = Object.values(streams).every((s) => s.readyState === EventSource.OPEN);
-  const said = $("error").textContent === OFFLINE;
-  $("live").textContent = open ? "live" : said ? OFFLINE : "reconnecting";
+  if (open && $("error").textContent === OFFLINE) showError("");
+  $("live").textContent = open ? "live" : "reconnecting";
   $("live").className = open ? "live on" : "live off";
 }
 
