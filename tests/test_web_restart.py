@@ -288,3 +288,36 @@ def test_new_game_on_chips_keeps_the_old_save_and_changes_the_game_id(tmp_path: 
     assert snap["game"] == "2" and not helper.turns and helper.table.top is None
     assert len([p for p in tmp_path.iterdir() if p.name.startswith("chips")]) >= 2
     helper.release()
+
+
+# --------------------------------------------------------------------------------------
+# Fuzz: every code file and every typed code
+# --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64) | st.text(max_size=40).map(str.encode))
+def test_fuzz_any_code_file_gives_a_code_and_at_most_one_warning(content: bytes) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        code_file = Path(folder) / "web.code"
+        code_file.write_bytes(content)
+        said: list[str] = []
+        code = kept_code(code_file, warn=said.append)
+        assert CODE_FORM.fullmatch(code) and len(said) <= 1
+        whole = CODE_FORM.fullmatch(normal_code(content.decode("utf-8", "replace")))
+        assert (code == normal_code(content.decode())) if whole else len(said) == 1
+        assert kept_code(code_file) == code  # what was read or made is what is kept
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=30))
+def test_fuzz_any_typed_code_comes_back_to_the_app(typed: str) -> None:
+    site = build_site()
+    client = TestClient(create_app(site))
+    got = client.get("/", params={"code": typed}, follow_redirects=False)
+    assert got.status_code == 303
+    assert got.headers["location"] in ("/", "/?refused=code") or got.headers["location"].startswith(
+        "/?refused=wait&s="
+    )
