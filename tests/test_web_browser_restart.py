@@ -225,6 +225,7 @@ def test_a_wrong_code_is_one_line_inside_the_app_and_capitals_with_spaces_join(
 def test_a_watchers_page_and_api_never_hold_the_code(
     browser: Browser,  # noqa: F811
     getbit: Table,
+    shots: Path,  # noqa: F811
 ) -> None:
     assert getbit.site is not None
     code = getbit.site.code
@@ -240,6 +241,7 @@ def test_a_watchers_page_and_api_never_hold_the_code(
     holder = small_phone(browser, getbit.url, code)
     holder.click("#show-join")
     assert holder.inner_text("#code-shown") == code  # who has it may show it to a friend
+    holder.screenshot(path=str(shots / "restart-join-holder-360.png"))
     assert code not in holder.inner_text("#getbit-messages")
 
 
@@ -350,3 +352,26 @@ def test_every_update_carries_the_instance(browser: Browser, getbit: Table) -> N
     page = small_phone(browser, getbit.url, None)
     got: Any = page.evaluate("fetch('/api/tables/getbit').then(r => r.json())")
     assert got["instance"] == getbit.site.hub.instance and got["game"] == "1"
+
+
+def test_the_join_section_and_the_question_pass_axe(
+    browser: Browser,  # noqa: F811
+    getbit: Table,
+) -> None:
+    """The parts this work adds (the code shown, New join code, the in-page question, the
+    offline line): no critical or serious axe-core violation."""
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
+    assert getbit.site is not None
+    page = small_phone(browser, getbit.url, getbit.site.code)
+    page.click("#show-join")
+    page.click("#new-code")
+    page.wait_for_selector("#ask:not([hidden])")
+    mine = {"include": [["header"], ["#join"], ["#ask"], ["#error"]]}  # #getbit-line: not ours
+    results = axe_module.Axe().run(page, context=mine)
+    bad = [
+        (v["id"], [n["target"] for n in v["nodes"]])
+        for v in results.response["violations"]
+        if v["impact"] in ("critical", "serious")
+    ]
+    assert bad == [] and len(results.response["passes"]) > 5  # it did look at them
+    page.click("#ask-no")
