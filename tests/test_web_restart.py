@@ -321,3 +321,32 @@ def test_fuzz_any_typed_code_comes_back_to_the_app(typed: str) -> None:
     assert got.headers["location"] in ("/", "/?refused=code") or got.headers["location"].startswith(
         "/?refused=wait&s="
     )
+
+
+class _Page(_Said):
+    """A live table's page: serve_page stops it with the server."""
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_live_table_says_a_damaged_code_file_on_its_own_screen_and_keeps_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.tables.web.serve import serve_page
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)  # CI runs as root; the Pi does not
+    code_file = table_code_file(tmp_path / "chips-game.json", "chips")
+    code_file.write_text("not a code\n")
+    codes = []
+    for renew in (False, False, True):
+        said: list[str] = []
+        stop = serve_page(_Page([]), "127.0.0.1:0", said.append, code_file, renew)
+        stop()
+        codes.append(said[-1].rsplit(" ", 1)[1])
+        if not codes[1:]:  # the first start: the damaged file, said on the table's screen
+            assert len(said) == 2 and "join code file is damaged" in said[0]
+        else:
+            assert len(said) == 1
+    assert codes[0] == codes[1] != codes[2] and code_file.read_text() == codes[2] + "\n"
+    assert "companion: warning: " in capsys.readouterr().err  # and in the log

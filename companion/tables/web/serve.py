@@ -87,7 +87,7 @@ def build_site(
     foodchain_catalog: str | None = None,
     code_file: Path | None = None,
     renew: bool = False,
-    warn: Callable[[str], None] = print,
+    warn: Callable[[str], None] | None = None,
 ) -> Site:
     """The hub with the pages that need no live table: the land, the photo, Food Chain.
     Its join code is the one kept in ``code_file`` (a new one: none kept, ``renew``, or
@@ -101,8 +101,13 @@ def build_site(
     photo = PhotoTable(dino, Path(catalog).name if catalog else "")
     hub.add(photo)
     chain = _read(foodchain_catalog, foodchain_catalog_from) if foodchain_catalog else None
-    code = kept_code(code_file, renew, warn)
+    code = kept_code(code_file, renew, warn or _warn)
     return Site(hub, code, photo, chain, code_file=code_file)
+
+
+def _warn(line: str) -> None:
+    """A warning at start (a damaged code file): one line on the error output."""
+    print(f"companion: warning: {line}", file=sys.stderr, flush=True)
 
 
 def _read(path: str, parse: Callable[[object], Any]) -> Any:
@@ -346,6 +351,7 @@ def serve_tables(
     out: TextIO | None = None,
     code_file: Path | None = None,
     renew: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> tuple[Site, Running]:
     """``--web`` on a live table: the pages and ``tables`` served beside it, in this process.
 
@@ -355,7 +361,9 @@ def serve_tables(
     """
     host, port = parse_listen(listen) if listen else (DEFAULT_HOST, DEFAULT_PORT)
     said = out or sys.stderr
-    site = build_site(code_file=code_file, renew=renew, warn=lambda line: print(line, file=said))
+    if warn is None:
+        warn = (lambda line: print(f"companion: warning: {line}", file=said)) if out else _warn
+    site = build_site(code_file=code_file, renew=renew, warn=warn)
     for table in tables:
         site.hub.add(table)
     running = start(site, host, port)
@@ -386,7 +394,15 @@ def serve_page(
     said on the table's own screen (the pages never see that line with the code: app.py
     hides it); the code is kept in ``code_file`` across restarts (``renew``: a new one).
     Returns how to stop both (the page, then the server)."""
-    site, running = serve_tables([page], listen, code_file=code_file, renew=renew)
+    warnings: list[str] = []
+
+    def warn(line: str) -> None:  # the log, and the table's screen (curses hides the log)
+        _warn(line)
+        warnings.append(line)
+
+    site, running = serve_tables([page], listen, code_file=code_file, renew=renew, warn=warn)
+    for line in warnings:
+        say(f"web: {line}")
     say(f"web: {running.url} join code {site.code}")
 
     def stop() -> None:
