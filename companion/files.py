@@ -174,15 +174,18 @@ def check_target(path: str | Path) -> str:
 WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def write_atomic(path: str | Path, text: str | bytes, safe: str = "the file is unchanged") -> None:
+def write_atomic(
+    path: str | Path, text: str | bytes, safe: str = "the file is unchanged", mode: int = 0o666
+) -> None:
     """Write a whole file: a temporary beside it, synced, then renamed over it, so the old
     file stays whole until the new one is. A failure is one WriteError, the temporary gone;
-    a place that is not a file (:func:`check_target`) is one InputError, left untouched."""
+    a place that is not a file (:func:`check_target`) is one InputError, left untouched.
+    ``mode`` (less the umask) is the new file's from its creation (0o600: a secret)."""
     target = Path(check_target(path))
     tmp = target.with_name(f".{target.name}.tmp")
     made = False
     try:
-        fd = _create(tmp)
+        fd = _create(tmp, mode)
         made = True
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8") if isinstance(text, str) else text)
@@ -201,15 +204,15 @@ def write_atomic(path: str | Path, text: str | bytes, safe: str = "the file is u
         raise WriteError(f"{target}: cannot write ({exc.strerror or exc}); {safe}") from None
 
 
-def _create(tmp: Path) -> int:
+def _create(tmp: Path, mode: int = 0o666) -> int:
     """A new temporary, created here and nowhere else (O_EXCL, O_NOFOLLOW); a regular file
     left by a write that was cut off is ours and replaced, anything else is refused."""
     try:
-        return os.open(tmp, WRITE_FLAGS, 0o666)  # less the umask, as open() gives
+        return os.open(tmp, WRITE_FLAGS, mode)  # less the umask, as open() gives
     except FileExistsError:
         check_target(tmp)
         tmp.unlink()
-        return os.open(tmp, WRITE_FLAGS, 0o666)  # less the umask, as open() gives
+        return os.open(tmp, WRITE_FLAGS, mode)  # less the umask, as open() gives
 
 
 # -- one writer per file ---------------------------------------------------------------------

@@ -62,6 +62,17 @@ def private_history(
 
 
 @pytest.fixture(autouse=True)
+def private_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A page's join code is kept in the user's state folder (``companion web``, the
+    demo): in the tests, a folder of the test's own (subprocesses inherit it)."""
+    folder = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def private_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The temporary files the code makes for itself (a demo's journal, a bench's folder,
     a browser's profile) go into a folder of the test's own, in this process and in every

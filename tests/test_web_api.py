@@ -104,8 +104,8 @@ def test_a_change_needs_the_join_code(watcher: TestClient, player: TestClient) -
 
 def test_a_wrong_code_is_refused_and_sets_no_cookie(watcher: TestClient) -> None:
     wrong = watcher.get("/?code=guess", follow_redirects=False)
-    assert wrong.status_code == 403 and "set-cookie" not in wrong.headers
-    assert one_line(wrong) == "code: not this table's join code"
+    assert wrong.status_code == 303 and "set-cookie" not in wrong.headers
+    assert wrong.headers["location"] == "/?refused=code"  # the app says it in one line
     assert paint(watcher, 0, 0, "P").status_code == 403
 
 

@@ -144,7 +144,9 @@ def test_the_join_code_is_needed_to_change_anything(
     page.click("#show-join")
     page.fill("#code", "wrongcode")
     page.click("#code-form button")
-    assert page.inner_text("body").strip() == "code: not this table's join code"
+    page.wait_for_selector("#error:not([hidden])")  # one line at the top of the app
+    assert page.inner_text("#error").startswith("code: not this table's join code")
+    assert page.is_visible("nav") and page.is_visible("#tab-land")
     page.goto(f"{url}/")
     page.click("#show-join")
     page.fill("#code", site.code)

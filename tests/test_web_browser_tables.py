@@ -219,6 +219,7 @@ def test_getbit_rounds_tapped_on_one_phone_are_seen_on_the_other(
         assert one.is_disabled(f'[data-cards="{robot}"] [data-card="{played}"]')  # not in hand
         one.screenshot(path=str(shots / "getbit-phone.png"), full_page=True)
         one.click("#getbit-undo")
+        one.click("#ask-yes")  # undo asks first (test_web_browser_restart drives Cancel)
         two.wait_for_function(
             "document.querySelector('#getbit-last').textContent.startsWith('Round 1:')"
         )

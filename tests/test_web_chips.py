@@ -122,7 +122,7 @@ def test_commands_typed_at_the_terminal_reach_the_pages(tmp_path: Path) -> None:
 def test_only_commands_are_taken(served: tuple[TestClient, ChipsHelper]) -> None:
     client, _ = served
     wrong = client.post("/api/tables/chips/actions", json={"type": "discard"}, headers=ORIGIN)
-    assert wrong.text.strip() == "type: 'discard': Chips takes command (a typed line)"
+    assert wrong.text.strip() == "type: 'discard': Chips takes command (a typed line), new_game"
 
 
 def test_companion_chips_web_serves_the_game_typed_at_the_terminal(

@@ -104,6 +104,7 @@ def run_chips(args: argparse.Namespace) -> int:
             args.resume,
             args.new,
             web=args.web,
+            new_code=args.new_code,
             db=args.db,
             history=not args.no_history,
         )

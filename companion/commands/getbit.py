@@ -196,6 +196,7 @@ def run_play(args: argparse.Namespace) -> int:
             config=args.config,
             pin_factory=args.pin_factory,
             web=args.web,
+            new_code=args.new_code,
             tags=args.tags,
             readers=tuple(args.reader or ()),
             reader_seats=checked_names(args.reader_seats, "--reader-seats"),

@@ -15,7 +15,8 @@ from companion import text as gate
 
 
 def add_web_option(parser: argparse.ArgumentParser, default: str | None = None) -> None:
-    """``--web [HOST:]PORT`` on a table's command: its page served from the same process."""
+    """``--web [HOST:]PORT`` on a table's command: its page served from the same process,
+    and ``--new-code`` with it."""
     parser.add_argument(
         "--web",
         nargs="?",
@@ -23,6 +24,18 @@ def add_web_option(parser: argparse.ArgumentParser, default: str | None = None) 
         default=default,
         metavar="[HOST:]PORT",
         help="also serve the table to the phones (docs/web.md); alone: 0.0.0.0:8080",
+    )
+    add_new_code_option(parser, False if default is None else default)
+
+
+def add_new_code_option(parser: argparse.ArgumentParser, default: object = False) -> None:
+    """``--new-code``: the page's join code is kept across restarts of the same table
+    until this asks for a new one (every phone must then join again)."""
+    parser.add_argument(
+        "--new-code",
+        action="store_true",
+        default=default,
+        help="a new join code for the page (else the one kept from the last start)",
     )
 
 

@@ -108,6 +108,7 @@ def run_referee(args: argparse.Namespace) -> int:
             new=args.new,
             pin_factory=args.pin_factory,
             web=args.web,
+            new_code=args.new_code,
             db=args.db,
             history=not args.no_history,
         )
@@ -127,5 +128,6 @@ def run_demo(args: argparse.Namespace) -> int:
             seed=args.seed,
             autoplay=args.autoplay,
             web=args.web,
+            new_code=args.new_code,
         )
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from companion.commands.options import add_new_code_option
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     web = commands.add_parser(
@@ -24,6 +26,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="where to listen (default: the config's [web] listen, else 0.0.0.0:8080)",
     )
     web.add_argument("--config", metavar="FILE", help="a TOML config whose [web] listen is used")
+    add_new_code_option(web)
     web.add_argument(
         "--catalog", metavar="FILE", help="the Chomp card catalog, to read photos of lands"
     )
@@ -34,7 +37,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_web(args: argparse.Namespace) -> int:
-    from companion.tables.web import require_web
+    from companion.tables.web import require_web, state_folder
 
     require_web()
     from companion.tables.web.serve import (
@@ -51,6 +54,7 @@ def run_web(args: argparse.Namespace) -> int:
         host, port = read_web_config(args.config) or (host, port)
     if args.web:
         host, port = parse_listen(args.web)
-    site = build_site(args.catalog, args.foodchain_catalog)
+    code_file = state_folder() / "web.code"  # the same code at every start
+    site = build_site(args.catalog, args.foodchain_catalog, code_file, args.new_code)
     serve_forever(site, host, port)
     return 0

@@ -35,6 +35,7 @@ class ChipsOptions:
     resume: bool = False
     new: bool = False
     web: str | None = None  # --web [HOST:]PORT: the page too (tables/chips/web.py)
+    new_code: bool = False  # --new-code: a new join code (else the one kept beside the save)
     db: str | None = None  # the history database (None: the default one)
     history: bool = True  # record a finished game in the history
 
@@ -129,7 +130,7 @@ def run(options: ChipsOptions) -> int:
         if web is not None:
             from companion.tables.chips.web import serve_web
 
-            devices.callback(serve_web(helper, web))
+            devices.callback(serve_web(helper, web, path, options.new_code))
         title = f"The Great Chips Escape · {', '.join(helper.table.players)}"
         if sys.stdin.isatty() and sys.stdout.isatty():
             run_curses(helper, title, led)

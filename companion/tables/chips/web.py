@@ -12,10 +12,12 @@ from __future__ import annotations
 import collections
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from companion.errors import InputError
-from companion.games.chips import ChipsStep
+from companion.files import make_room
+from companion.games.chips import ChipsStep, ChipsTable
 from companion.games.chips.cards import neighbours
 from companion.tables.chips.session import ChipsHelper
 from companion.tables.web.hub import Action, WatchedTable
@@ -47,6 +49,10 @@ class ChipsWebTable(WatchedTable):
     def __init__(self, helper: ChipsHelper) -> None:
         self.helper = helper
         self.said: collections.deque[dict[str, str]] = collections.deque(maxlen=KEEP_SAID)
+        self.games = 1  # the games begun from the page: a page that sees it change redraws
+
+    def game_id(self) -> str:
+        return str(self.games)
 
     def fingerprint(self) -> object:
         with self.helper.guard:
@@ -90,8 +96,13 @@ class ChipsWebTable(WatchedTable):
         }
 
     def act(self, action: Action) -> None:
+        if action["type"] == "new_game":
+            self._new_game()
+            return
         if action["type"] != "command":
-            raise InputError("type", f"{action['type']!r}: Chips takes command (a typed line)")
+            raise InputError(
+                "type", f"{action['type']!r}: Chips takes command (a typed line), new_game"
+            )
         line = action.get("line")
         if not isinstance(line, str) or not line.strip() or "\n" in line:
             raise InputError("line", "type one command, e.g. 5, draw, undo (help lists them)")
@@ -104,9 +115,30 @@ class ChipsWebTable(WatchedTable):
         if reply.startswith("no: "):
             raise InputError("line", reply.removeprefix("no: "))
 
+    def _new_game(self) -> None:
+        """New game (the page asked first): the same seats and rules, the game so far kept
+        aside under a new name as ``--new`` does, never deleted."""
+        helper = self.helper
+        with helper.guard:
+            old = helper.table
+            kept = make_room(helper.path, True) if helper.path is not None else None
+            helper.table = ChipsTable.new(old.players, old.rules, strict=old.strict)
+            helper.turns = []
+            helper.save()
+            helper.lights()
+            self.said.clear()
+            self.games += 1
+            helper.messages.append(
+                "new game from a phone" + (f"; the last one kept as {kept}" if kept else "")
+            )
 
-def serve_web(helper: ChipsHelper, listen: str) -> Callable[[], None]:
-    """``companion chips --web``: the page beside the terminal; returns how to stop it."""
-    from companion.tables.web.serve import serve_page
 
-    return serve_page(ChipsWebTable(helper), listen, helper.messages.append)
+def serve_web(
+    helper: ChipsHelper, listen: str, save: Path | None = None, new_code: bool = False
+) -> Callable[[], None]:
+    """``companion chips --web``: the page beside the terminal, its join code kept beside
+    the save file; returns how to stop it."""
+    from companion.tables.web.serve import serve_page, table_code_file
+
+    code_file = table_code_file(save, "chips")
+    return serve_page(ChipsWebTable(helper), listen, helper.messages.append, code_file, new_code)

@@ -30,6 +30,7 @@ class RefereeOptions:
     new: bool = False  # a new game; an existing journal is kept under a new name
     pin_factory: str | None = None  # override the config's gpio.pin_factory (e.g. mock)
     web: str | None = None  # --web [HOST:]PORT: the page too (None: the config's [web])
+    new_code: bool = False  # --new-code: a new join code (else the one kept beside the journal)
     db: str | None = None  # the history database (None: the config's, else the default)
     history: bool = True  # record a finished game in the history
 
@@ -45,6 +46,7 @@ class DemoOptions:
     seed: int | None = None  # the same deal, bots' choices and timing every time
     autoplay: bool = False  # bots only, simulated time, no screen: a whole game at once
     web: str | None = None  # --web [HOST:]PORT: the page too (not with autoplay)
+    new_code: bool = False  # --new-code: a new join code (else the demo's kept one)
 
 
 def _serve_web(
@@ -52,16 +54,20 @@ def _serve_web(
     session: ChompSession,
     table: SimulatedTable | None = None,
     bots: Sequence[str] = (),
+    new_code: bool = False,
 ) -> Callable[[], None] | None:
-    """``--web``: the CHOMP! page served beside the table; returns what to stop, or None."""
+    """``--web``: the CHOMP! page served beside the table; returns what to stop, or None.
+    The join code is kept beside the referee's journal (the demo's journal is new at each
+    start: its code is kept in the user's state folder)."""
     if web is None:
         return None
     from companion.tables.chomp.web import ChompWebTable
-    from companion.tables.web.serve import serve_page
+    from companion.tables.web.serve import serve_page, table_code_file
 
     press = table.press if table is not None else None
     page = ChompWebTable(session, press, tuple(bots))
-    return serve_page(page, web, session.messages.append)
+    code_file = table_code_file(None if table is not None else session.config.journal, "demo")
+    return serve_page(page, web, session.messages.append, code_file, new_code)
 
 
 def run_referee(options: RefereeOptions) -> int:
@@ -87,7 +93,7 @@ def run_referee(options: RefereeOptions) -> int:
         session.daemon.want_realtime = True  # the referee owns its process:
         session.daemon.pause_gc = True  # no garbage collection inside a round
         table.callback(stop_on_failure(session.daemon))
-        _play_referee(session, web)
+        _play_referee(session, web, options.new_code)
         if session.daemon.failure is not None:
             raise session.daemon.failure  # one line, exit 2: the journal is whole
         print(f"journal: {config.journal}", file=sys.stderr)
@@ -99,14 +105,14 @@ def run_referee(options: RefereeOptions) -> int:
         return 0
 
 
-def _play_referee(session: ChompSession, web: str | None) -> None:
+def _play_referee(session: ChompSession, web: str | None, new_code: bool = False) -> None:
     """The referee's screen (and page) over an open session, until the table stops."""
     from companion.tables.chomp.screen import TableView, serve, status_light
 
     config = session.config
     stop_web = None
     try:
-        stop_web = _serve_web(web, session)
+        stop_web = _serve_web(web, session, new_code=new_code)
         lines = [f"pins: {session.factory.detail}"]
         lines += [
             f"press source {s.name}: {s.timing}, ±{s.uncertainty_us} us" for s in session.sources
@@ -190,7 +196,7 @@ def run_demo(options: DemoOptions) -> int:
     stop_web = None
     try:
         if not options.autoplay:
-            stop_web = _serve_web(options.web, session, table, bots)
+            stop_web = _serve_web(options.web, session, table, bots, options.new_code)
         if options.autoplay:
             rounds = autoplay(session, table)
             if session.daemon.failure is not None:

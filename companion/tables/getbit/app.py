@@ -45,6 +45,7 @@ class GetBitOptions:
     config: str | None = None  # --config TOML: a [getbit] table (LEDs, buzzer, buttons)
     pin_factory: str | None = None  # overrides the config's pin_factory (e.g. mock)
     web: str | None = None  # --web [HOST:]PORT: the page too (None: the config's [web])
+    new_code: bool = False  # --new-code: a new join code (else the one kept beside the save)
     tags: str | None = None  # --tags FILE: a Get Bit! tag file, the cards read from tags
     readers: tuple[str, ...] = ()  # --reader SPEC each: serial:PORT, pn532:PORT, bridge
     reader_seats: str | None = None  # --reader-seats ROBOT,...: one reader per robot
@@ -109,7 +110,7 @@ def run(options: GetBitOptions) -> int:
         reader_specs=specs,
         tag_options=tag_options,
     )
-    _play(table, web)
+    _play(table, web, options.new_code)
     session = table.session
     state = session.state
     done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
@@ -120,7 +121,7 @@ def run(options: GetBitOptions) -> int:
     return 0
 
 
-def _play(table: GetBitTable, web: str | None) -> None:
+def _play(table: GetBitTable, web: str | None, new_code: bool = False) -> None:
     """The screen (and the page beside it) until the table is left; the table is closed
     whatever happens."""
     from companion.tables.getbit.screen import serve
@@ -128,7 +129,7 @@ def _play(table: GetBitTable, web: str | None) -> None:
     stop_web = None
     try:
         if web is not None:
-            stop_web = _serve_web(web, table)
+            stop_web = _serve_web(web, table, new_code)
         serve(table)
     finally:
         if stop_web is not None:
@@ -289,12 +290,14 @@ def _colours(text: str | None, setup: Setup) -> dict[str, str]:
     return colours
 
 
-def _serve_web(listen: str, table: GetBitTable) -> Callable[[], None]:
-    """``--web``: the Get Bit! page served beside the terminal; returns how to stop it."""
+def _serve_web(listen: str, table: GetBitTable, new_code: bool = False) -> Callable[[], None]:
+    """``--web``: the Get Bit! page served beside the terminal, its join code kept beside
+    the save file; returns how to stop it."""
     from companion.tables.getbit.web import GetBitWebTable
-    from companion.tables.web.serve import serve_page
+    from companion.tables.web.serve import serve_page, table_code_file
 
-    return serve_page(GetBitWebTable(table), listen, table.notify)
+    code_file = table_code_file(table.session.path, "getbit")
+    return serve_page(GetBitWebTable(table), listen, table.notify, code_file, new_code)
 
 
 def _remember(game: Replay, db: str | None, path: Path) -> None:

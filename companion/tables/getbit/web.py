@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.errors import InputError
-from companion.games.getbit import GetBit, PlayError
+from companion.files import make_room
+from companion.games.getbit import GetBit, PlayError, replay
 from companion.games.getbit.text import round_lines
-from companion.tables.getbit.entry import entry_order, refusal_text
+from companion.tables.getbit.entry import Entry, entry_order, refusal_text
 from companion.tables.getbit.table import GetBitTable
 from companion.tables.web.hub import Action, WatchedTable
 
@@ -36,6 +37,10 @@ class GetBitWebTable(WatchedTable):
     def __init__(self, table: GetBitTable) -> None:
         self.table = table
         self.chosen: dict[str, int] = {}  # secret choices of the round under way
+        self.games = 1  # the games begun from the page: a page that sees it change redraws
+
+    def game_id(self) -> str:
+        return str(self.games)
 
     def fingerprint(self) -> object:
         with self.table.guard:
@@ -124,7 +129,9 @@ class GetBitWebTable(WatchedTable):
                     f"{', '.join(sorted(self.chosen))} chose secretly: undo waits until the "
                     "round is played (or each player withdraws their own choice)",
                 )
-            if kind == "play":
+            if kind == "new_game":
+                self._new_game()
+            elif kind == "play":
                 self._play(self._cards(action.get("cards")))
             elif kind == "choose":
                 self._choose(action.get("robot"), action.get("card"))
@@ -136,7 +143,29 @@ class GetBitWebTable(WatchedTable):
                     raise InputError("type", "nothing to undo")
                 self.table.undo()
             else:
-                raise InputError("type", f"{kind!r}: Get Bit! takes play, choose, unchoose, undo")
+                raise InputError(
+                    "type", f"{kind!r}: Get Bit! takes play, choose, unchoose, undo, new_game"
+                )
+
+    def _new_game(self) -> None:
+        """New game (the page asked first): the same setup, the game so far kept aside
+        under a new name as ``--new`` does, never deleted."""
+        table = self.table
+        session = table.session
+        kept = make_room(session.path, True)
+        session.game = replay(session.setup, ())
+        session.save()
+        self.chosen.clear()
+        self.games += 1
+        state = session.state
+        table.announced = []
+        table.entry = Entry(state, table.secret)
+        table.messages = [f"new game from a phone; the last one kept as {kept}"]
+        if table.tags is not None:
+            table.tags.disarm()
+            table.tags.arm(state)
+        if table.hardware is not None:
+            table.hardware.reset(state)
 
     def _robot(self, robot: object) -> str:
         game = self.table.session.state

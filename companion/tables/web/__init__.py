@@ -12,11 +12,18 @@ Starlette, uvicorn and segno come with the ``web`` extra and are imported only b
 from __future__ import annotations
 
 import os
+import re
+import secrets
+from collections.abc import Callable
+from pathlib import Path
 
 from companion import text as gate
 from companion.errors import CompanionError, InputError
 
 DEFAULT_HOST, DEFAULT_PORT = "0.0.0.0", 8080
+CODE_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud or typed
+CODE_LENGTH = 8  # 40 bits: enough on a home network, short enough to type
+CODE_FORM = re.compile(f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}")
 INSTALL_HINT = "the web pages need the web extra: .venv/bin/pip install -e '.[web]'"
 
 
@@ -67,3 +74,62 @@ def check_web(listen: str | None) -> None:
         parse_listen(listen)
         if os.geteuid() == 0:
             raise RootRefused()
+
+
+# --------------------------------------------------------------------------------------
+# The join code, kept across restarts of the same table (docs/web.md#join-codes)
+# --------------------------------------------------------------------------------------
+
+
+def new_code() -> str:
+    """A random join code."""
+    return "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+
+
+def normal_code(text: str) -> str:
+    """A code as typed, in its one form: no spaces anywhere, lower case ("AB CD" = "abcd")."""
+    return "".join(text.split()).lower()
+
+
+def state_folder() -> Path:
+    """The user's state folder for companion: ``$XDG_STATE_HOME/companion``, else
+    ``~/.local/state/companion`` (where ``companion web`` alone keeps its code)."""
+    base = os.environ.get("XDG_STATE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "state"
+    return root / "companion"
+
+
+def kept_code(
+    path: Path | None, renew: bool = False, warn: Callable[[str], None] = lambda _: None
+) -> str:
+    """The table's join code: the one in ``path`` (kept from its last start), or a new one
+    written there (mode 0600) when there is none, ``renew`` asks for one, or the file is
+    damaged (then ``warn`` gets one line). A code that cannot be written holds until the
+    server stops (one warning); nothing here raises."""
+    if path is None:
+        return new_code()
+    if not renew and (path.exists() or path.is_symlink()):
+        from companion.files import read_text
+
+        try:
+            code = normal_code(read_text(str(path)))
+        except CompanionError as exc:
+            warn(f"{path}: the join code file is unreadable ({exc}): a new join code")
+        else:
+            if CODE_FORM.fullmatch(code):
+                return code
+            warn(f"{path}: the join code file is damaged: a new join code")
+    code = new_code()
+    save_code(path, code, warn)
+    return code
+
+
+def save_code(path: Path, code: str, warn: Callable[[str], None] = lambda _: None) -> None:
+    """Write ``code`` to ``path`` for the next start (mode 0600: the code is a secret)."""
+    from companion.files import write_atomic
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_atomic(path, code + "\n", "the code holds until the server stops", mode=0o600)
+    except (CompanionError, OSError) as exc:
+        warn(f"{path}: the join code cannot be kept ({exc}): it holds until the server stops")

@@ -52,6 +52,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from companion import text as gate
 from companion.errors import InputError
 from companion.games.foodchain import Catalog as FoodChainCatalog
+from companion.tables.web import new_code, normal_code, save_code
 from companion.tables.web.hub import Hub, SeatRefused, Snapshot
 from companion.tables.web.photo import PhotoTable
 from companion.tables.web.sheet import score_sheet
@@ -116,31 +117,74 @@ class Throttle:
         self._missed.pop(address, None)
 
 
+HIDDEN_CODE = "(join code)"  # what a page sees where a table's text held the code
+
+
 @dataclass(slots=True)
 class Site:
-    """Everything the pages serve: the hub and its tables, the join code, the limits."""
+    """Everything the pages serve: the hub and its tables, the join code, the limits.
+
+    The code is kept in ``code_file`` (when given) so that a restarted table keeps it;
+    :meth:`renew_code` makes and keeps a new one. No snapshot leaves the server with the
+    code in it (:meth:`snapshot_json`): a table's text that says it (the terminal's
+    "join code ..." line) reaches every page as "(join code)"."""
 
     hub: Hub
     code: str
     photo: PhotoTable
     foodchain: FoodChainCatalog | None = None
     limits: Limits = field(default_factory=Limits)
+    code_file: Path | None = None
     streams: int = 0
     scanning: anyio.Lock = field(default_factory=anyio.Lock)
     throttle: Throttle = field(init=False)
     _events: dict[str, tuple[int, str]] = field(default_factory=dict)
+    _hide: tuple[str, re.Pattern[str] | None] = ("", None)  # the code it hides, how
 
     def __post_init__(self) -> None:
         self.throttle = Throttle(self.limits)
+        self.code = normal_code(self.code)
+
+    def renew_code(self, warn: Callable[[str], None] = log.warning) -> str:
+        """A new join code, kept in the code file: every page must join again with it."""
+        code = new_code()
+        if self.code_file is not None:
+            save_code(self.code_file, code, warn)
+        self.code = code
+        self._events.clear()
+        return code
+
+    def snapshot_json(self, snap: Snapshot) -> str:
+        """A snapshot as JSON for any page: the join code never in it."""
+        if self._hide[0] != self.code:
+            self._hide = (self.code, _code_pattern(self.code))
+            self._events.clear()
+        text = dump_json(snap.to_dict())
+        pattern = self._hide[1]
+        return text if pattern is None else pattern.sub(HIDDEN_CODE, text)
 
     def event_text(self, snap: Snapshot) -> str:
         """A snapshot as an event, serialized once for all the pages watching its table."""
         cached = self._events.get(snap.table)
         if cached is None or cached[0] != snap.version:
-            body = dump_json(snap.to_dict())
+            body = self.snapshot_json(snap)
             cached = (snap.version, f"id: {snap.version}\nevent: state\ndata: {body}\n\n")
             self._events[snap.table] = cached
         return cached[1]
+
+    def answer(self, snap: Snapshot) -> Response:
+        """A snapshot as the answer to a request (GET or an action's POST)."""
+        return Response(self.snapshot_json(snap), media_type="application/json")
+
+
+def _code_pattern(code: str) -> re.Pattern[str] | None:
+    """The code as a page could meet it in a table's text: a word of its own, any case,
+    spaces between its letters. A code the server makes has 8 letters; a shorter one (a
+    test's "c") would hide every such word of the state, so it is not looked for."""
+    if len(code) < 4:
+        return None
+    letters = r"\s*".join(re.escape(c) for c in code)
+    return re.compile(f"(?<![0-9A-Za-z]){letters}(?![0-9A-Za-z])", re.IGNORECASE)
 
 
 class Refused(Exception):
@@ -189,6 +233,7 @@ def is_code(request: Request, given: str | None) -> bool:
     """Is ``given`` the table's join code? A wrong code counts against the address
     (:class:`Throttle`); an address that must wait is refused with 429 and Retry-After
     before its code is even compared."""
+    given = normal_code(given) if given else ""
     if not given:
         return False
     site, address = _site(request), _address(request)
@@ -333,13 +378,21 @@ def _check_strings(value: Any, most: int) -> None:
 
 
 async def index(request: Request) -> Response:
+    """The app. ``?code=`` joins (a cookie with the code); a wrong code, or one from an
+    address that must wait, comes back to the app with ``?refused=code|wait``: the page
+    stays and says so in one line at its top."""
     code = request.query_params.get("code")
     response: Response
     if code is not None:
-        if not is_code(request, code):  # this code, whatever a cookie holds
-            raise Refused(403, "code", "not this table's join code")
+        try:
+            right = is_code(request, code)  # this code, whatever a cookie holds
+        except Refused as exc:  # this address must wait: the page says how long
+            wait = (exc.headers or {}).get("retry-after", "1")
+            return RedirectResponse(f"/?refused=wait&s={wait}", 303, exc.headers)
+        if not right:
+            return RedirectResponse("/?refused=code", 303)
         response = RedirectResponse("/", 303)
-        response.set_cookie(COOKIE, code, httponly=True, samesite="strict")
+        response.set_cookie(COOKIE, _site(request).code, httponly=True, samesite="strict")
     else:
         response = FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
     give_page_token(request, response)
@@ -359,6 +412,8 @@ async def me(request: Request) -> Response:
     response = Json(
         {
             "can_change": can_change,
+            "code": site.code if can_change else None,  # only for who has it already
+            "instance": site.hub.instance,
             "seats": {} if page is None else site.hub.seats_of(page),
             "tables": site.hub.names(),
             "limits": {
@@ -385,9 +440,21 @@ async def qr_svg(request: Request) -> Response:
     return Response(buffer.getvalue(), media_type="image/svg+xml")
 
 
+async def new_join_code(request: Request) -> Response:
+    """The holder of the code asks for a new one (the page confirmed it): this page keeps
+    joined with the new code; every other page needs it to change anything again."""
+    site = _site(request)
+    check_change(request)
+    code = site.renew_code()
+    log.warning("a page asked for a new join code: %s", code)
+    response = Json({"can_change": True, "code": code})
+    response.set_cookie(COOKIE, code, httponly=True, samesite="strict")
+    return response
+
+
 async def table_state(request: Request) -> Response:
-    snap = _site(request).hub.snapshot(request.path_params["name"])
-    return Json(snap.to_dict())
+    site = _site(request)
+    return site.answer(site.hub.snapshot(request.path_params["name"]))
 
 
 async def table_action(request: Request) -> Response:
@@ -396,8 +463,7 @@ async def table_action(request: Request) -> Response:
     site.hub.snapshot(name)  # 404 before anything else for a table that is not there
     check_change(request)
     action = await read_json(request)
-    snap = site.hub.act(name, action, page_token(request))
-    return Json(snap.to_dict())
+    return site.answer(site.hub.act(name, action, page_token(request)))
 
 
 async def table_seat(request: Request) -> Response:
@@ -412,7 +478,7 @@ async def table_seat(request: Request) -> Response:
     given = await read_json(request)
     if not isinstance(given, dict) or "seat" not in given:
         raise Refused(400, "seat", 'send {"seat": NAME} to claim one, {"seat": null} to leave')
-    return Json(site.hub.claim(name, given["seat"], page).to_dict())
+    return site.answer(site.hub.claim(name, given["seat"], page))
 
 
 async def table_file(request: Request) -> Response:
@@ -476,7 +542,7 @@ async def photo_upload(request: Request) -> Response:
         raise Refused(400, "add", "1 (another photo of the same land) or 0 (a new land)")
     async with site.scanning:  # one photo at a time: the Pi has few cores
         await anyio.to_thread.run_sync(site.photo.read, body, add == "1")
-    return Json(site.hub.publish(site.photo.name).to_dict())
+    return site.answer(site.hub.publish(site.photo.name))
 
 
 async def photo_annotated(request: Request) -> Response:
@@ -540,6 +606,7 @@ def create_app(site: Site) -> Starlette:
     routes = [
         Route("/", index),
         Route("/api/me", me),
+        Route("/api/code", new_join_code, methods=["POST"]),
         Route("/qr.svg", qr_svg),
         Route("/api/tables/{name}", table_state),
         Route("/api/tables/{name}/events", table_events),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -63,9 +64,17 @@ class Snapshot:
     version: int
     state: dict[str, Any]
     claimed: tuple[str, ...] | None = None
+    instance: str = ""  # the server's start: a page that sees it change reloads
+    game: str | None = None  # the table's game: a page that sees it change reloads
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"table": self.table, "version": self.version, "state": self.state}
+        out = {
+            "table": self.table,
+            "version": self.version,
+            "instance": self.instance,
+            "game": self.game,
+            "state": self.state,
+        }
         if self.claimed is not None:
             out["claimed"] = list(self.claimed)
         return out
@@ -86,6 +95,11 @@ class _Entry:
     def claimed(self) -> tuple[str, ...] | None:
         return None if self.seats() is None else tuple(sorted(self.claims))
 
+    def game(self) -> str | None:
+        """The table's game id (``game_id()``), or None for a table that has no games."""
+        game_id = getattr(self.table, "game_id", None)
+        return None if game_id is None else str(game_id())
+
 
 class Hub:
     """The tables served, their latest snapshots, and who watches each."""
@@ -95,6 +109,7 @@ class Hub:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False
+        self.instance = secrets.token_hex(6)  # new at every start of the server
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Remember the server's loop, so that other threads can wake its watchers."""
@@ -104,7 +119,11 @@ class Hub:
         if table.name in self._entries:
             raise ValueError(f"a table named {table.name!r} is already in the hub")
         claimed = None if getattr(table, "seats", None) is None else ()
-        self._entries[table.name] = _Entry(table, Snapshot(table.name, 1, table.state(), claimed))
+        entry = _Entry(table, Snapshot(table.name, 1, {}))
+        entry.snapshot = Snapshot(
+            table.name, 1, table.state(), claimed, self.instance, entry.game()
+        )
+        self._entries[table.name] = entry
 
     def names(self) -> list[str]:
         return list(self._entries)
@@ -180,7 +199,8 @@ class Hub:
         entry = self._entry(name)
         with self._lock:
             state = entry.table.state()
-            snap = Snapshot(name, entry.snapshot.version + 1, state, entry.claimed())
+            version = entry.snapshot.version + 1
+            snap = Snapshot(name, version, state, entry.claimed(), self.instance, entry.game())
             entry.snapshot = snap
             watchers = list(entry.watchers)
         loop = self._loop

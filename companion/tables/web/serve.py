@@ -20,7 +20,6 @@ import asyncio
 import collections
 import logging
 import os
-import secrets
 import socket
 import sys
 import threading
@@ -38,23 +37,20 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from companion.errors import CompanionError, ConfigError, InputError
 from companion.tables.settings import settings_from
+from companion.tables.web import CODE_LENGTH as CODE_LENGTH
+from companion.tables.web import CODE_LETTERS as CODE_LETTERS
 from companion.tables.web import DEFAULT_HOST as DEFAULT_HOST
 from companion.tables.web import DEFAULT_PORT as DEFAULT_PORT
 from companion.tables.web import RootRefused as RootRefused
+from companion.tables.web import kept_code, state_folder
+from companion.tables.web import new_code as new_code
 from companion.tables.web import parse_listen as parse_listen
 from companion.tables.web.app import Limits, Site, create_app
 from companion.tables.web.hub import Hub
 from companion.tables.web.land import LandTable
 from companion.tables.web.photo import PhotoTable
 
-CODE_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud or typed
-CODE_LENGTH = 8  # 40 bits: enough on a home network, short enough to type
 log = logging.getLogger("companion.web")
-
-
-def new_code() -> str:
-    """A random join code, new at every start."""
-    return "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
 
 
 def read_web_config(path: str) -> tuple[str, int] | None:
@@ -86,8 +82,16 @@ def lan_address() -> str:
         probe.close()
 
 
-def build_site(catalog: str | None = None, foodchain_catalog: str | None = None) -> Site:
-    """The hub with the pages that need no live table: the land, the photo, Food Chain."""
+def build_site(
+    catalog: str | None = None,
+    foodchain_catalog: str | None = None,
+    code_file: Path | None = None,
+    renew: bool = False,
+    warn: Callable[[str], None] | None = None,
+) -> Site:
+    """The hub with the pages that need no live table: the land, the photo, Food Chain.
+    Its join code is the one kept in ``code_file`` (a new one: none kept, ``renew``, or
+    the file damaged, then ``warn`` says so in one line); no file: new at every start."""
     from companion.games.dino.formats import catalog_from_dict as dino_catalog
     from companion.games.foodchain import catalog_from_dict as foodchain_catalog_from
 
@@ -97,7 +101,13 @@ def build_site(catalog: str | None = None, foodchain_catalog: str | None = None)
     photo = PhotoTable(dino, Path(catalog).name if catalog else "")
     hub.add(photo)
     chain = _read(foodchain_catalog, foodchain_catalog_from) if foodchain_catalog else None
-    return Site(hub, new_code(), photo, chain)
+    code = kept_code(code_file, renew, warn or _warn)
+    return Site(hub, code, photo, chain, code_file=code_file)
+
+
+def _warn(line: str) -> None:
+    """A warning at start (a damaged code file): one line on the error output."""
+    print(f"companion: warning: {line}", file=sys.stderr, flush=True)
 
 
 def _read(path: str, parse: Callable[[object], Any]) -> Any:
@@ -336,16 +346,24 @@ def serve_forever(site: Site, host: str, port: int, out: TextIO = sys.stdout) ->
 
 
 def serve_tables(
-    tables: list[Any], listen: str | None, out: TextIO | None = None
+    tables: list[Any],
+    listen: str | None,
+    out: TextIO | None = None,
+    code_file: Path | None = None,
+    renew: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> tuple[Site, Running]:
     """``--web`` on a live table: the pages and ``tables`` served beside it, in this process.
 
     Each table with a ``serve(publish)`` is handed the hub's publish once the server
     answers (the live tables publish from a thread of their own). Returns the site (its
-    join code) and the running server, which the caller stops.
+    join code, kept in ``code_file``) and the running server, which the caller stops.
     """
     host, port = parse_listen(listen) if listen else (DEFAULT_HOST, DEFAULT_PORT)
-    site = build_site()
+    said = out or sys.stderr
+    if warn is None:
+        warn = (lambda line: print(f"companion: warning: {line}", file=said)) if out else _warn
+    site = build_site(code_file=code_file, renew=renew, warn=warn)
     for table in tables:
         site.hub.add(table)
     running = start(site, host, port)
@@ -353,14 +371,38 @@ def serve_tables(
         serve = getattr(table, "serve", None)
         if serve is not None:
             serve(site.hub.publish)
-    announce(running.url, site.code, out or sys.stderr)  # the log, under systemd
+    announce(running.url, site.code, said)  # the log, under systemd
     return site, running
 
 
-def serve_page(page: Any, listen: str, say: Callable[[str], None]) -> Callable[[], None]:
+def table_code_file(beside: Path | None, name: str) -> Path:
+    """Where a table keeps its join code: beside its journal or save file, else (a table
+    with no file of its own, the demo) ``NAME.code`` in the user's state folder."""
+    if beside is None:
+        return state_folder() / f"{name}.code"
+    return beside.with_name(f"{beside.name}.code")
+
+
+def serve_page(
+    page: Any,
+    listen: str,
+    say: Callable[[str], None],
+    code_file: Path | None = None,
+    renew: bool = False,
+) -> Callable[[], None]:
     """``--web`` beside a terminal table: ``page`` served, its address and join code
-    said on the table's own screen; returns how to stop both (the page, then the server)."""
-    site, running = serve_tables([page], listen)
+    said on the table's own screen (the pages never see that line with the code: app.py
+    hides it); the code is kept in ``code_file`` across restarts (``renew``: a new one).
+    Returns how to stop both (the page, then the server)."""
+    warnings: list[str] = []
+
+    def warn(line: str) -> None:  # the log, and the table's screen (curses hides the log)
+        _warn(line)
+        warnings.append(line)
+
+    site, running = serve_tables([page], listen, code_file=code_file, renew=renew, warn=warn)
+    for line in warnings:
+        say(f"web: {line}")
     say(f"web: {running.url} join code {site.code}")
 
     def stop() -> None:

@@ -21,7 +21,7 @@ const WHY = {
   no_plants: "extinct: no plants",
 };
 
-const ui = { canChange: false, seats: {}, claimed: {}, token: "lh", tool: "paint", first: null, land: null, photo: null, asking: null };
+const ui = { canChange: false, instance: null, games: {}, seats: {}, claimed: {}, token: "lh", tool: "paint", first: null, land: null, photo: null, asking: null };
 
 function colourOf(token) {
   if (token === "?") return "#ffe066";
@@ -43,20 +43,80 @@ function showError(text) {
   box.hidden = !text;
 }
 
+// ---- asking first: undo, a new game, a new join code ------------------------------
+
+// A small question inside the page (not the browser's dialog): resolves true for Yes.
+function ask(question, yes) {
+  const box = $("ask");
+  $("ask-text").textContent = question;
+  $("ask-yes").textContent = yes;
+  box.hidden = false;
+  $("ask-no").focus();
+  return new Promise((resolve) => {
+    const done = (answer) => {
+      box.hidden = true;
+      $("ask-yes").onclick = $("ask-no").onclick = null;
+      resolve(answer);
+    };
+    $("ask-yes").onclick = () => done(true);
+    $("ask-no").onclick = () => done(false);
+  });
+}
+
 // ---- the server ---------------------------------------------------------------------
 
+// Taps are never queued: a tap made while the table cannot be reached is refused on the
+// screen at once ("offline: your tap was not sent") and never sent later.
+const OFFLINE = "offline: your tap was not sent";
+
+function offline() {
+  return stopped || Object.values(streams).some((s) => s.readyState !== EventSource.OPEN);
+}
+
+// The tap was not sent: the line at the top and the badge say so (until the table is back).
+function markOffline() {
+  showError(OFFLINE);
+  $("live").textContent = OFFLINE;
+  $("live").className = "live off";
+  setTimeout(stillOffline, 2000);
+}
+
+// After a refused tap: the badge says "live" again once the server answers (and the streams
+// are open); taps are not sent again, the person taps again.
+async function stillOffline() {
+  if (stopped || $("live").textContent !== OFFLINE) return;
+  try {
+    if (!(await fetch("/api/me", { cache: "no-store" })).ok) throw new Error("not yet");
+    setLive();
+  } catch (down) {
+    setTimeout(stillOffline, 2000);
+  }
+}
+
 async function post(url, body, type = "application/json") {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": type },
-    body: type === "application/json" ? JSON.stringify(body) : body,
-  });
-  const text = await response.text();
+  if (offline()) {
+    markOffline();
+    return null;
+  }
+  let response, text;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": type },
+      body: type === "application/json" ? JSON.stringify(body) : body,
+    });
+    text = await response.text();
+  } catch (failed) { // the network: the tap did not get through (the stream will say more)
+    markOffline();
+    return null;
+  }
   if (!response.ok) {
     showError(text.trim());
+    if (response.status === 403 && text.startsWith("code:")) refreshMe(); // a new code since
     return null;
   }
   showError("");
+  setLive();
   return JSON.parse(text);
 }
 
@@ -69,6 +129,17 @@ function act(table, action) {
     if (snap) draw(snap);
     return snap;
   });
+}
+
+// Undo, asked first on every table.
+function confirmUndo(table, action, what) {
+  return ask(`Undo ${what}?`, "Undo").then((yes) => (yes ? act(table, action) : null));
+}
+
+// A new game at a live table, asked first: the same seats, a new journal or save.
+function newGame(table) {
+  return ask("Start a new game? This game ends here (it stays saved).", "New game")
+    .then((yes) => (yes ? act(table, { type: "new_game" }) : null));
 }
 
 // A seat at a live table (a player): claimed by this page, held by its cookie, so a reload
@@ -100,14 +171,34 @@ function watch(table) {
     Object.values(streams).forEach((s) => s.close());
     $("live").textContent = "the table stopped";
     $("live").className = "live off";
+    setTimeout(comeBack, 2000);
   });
   source.onopen = () => setLive();
-  source.onerror = () => setLive();
+  source.onerror = () => { // the browser gives a stream up when the network is gone: again
+    setLive();
+    if (source.readyState === EventSource.CLOSED) setTimeout(() => watch(table), 2000);
+  };
+}
+
+// The table stopped (a restart, a power cut): ask every 2 s whether it is back; when it
+// is, the streams open again and the new instance's state is drawn (see draw).
+async function comeBack() {
+  try {
+    const answer = await fetch("/api/me", { cache: "no-store" });
+    if (!answer.ok) throw new Error(String(answer.status));
+  } catch (down) {
+    setTimeout(comeBack, 2000);
+    return;
+  }
+  stopped = false;
+  Object.keys(streams).forEach(watch);
+  setLive();
 }
 
 function setLive() {
   if (stopped) return;
   const open = Object.values(streams).every((s) => s.readyState === EventSource.OPEN);
+  if (open && $("error").textContent === OFFLINE) showError("");
   $("live").textContent = open ? "live" : "reconnecting";
   $("live").className = open ? "live on" : "live off";
 }
@@ -117,8 +208,19 @@ document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible") Object.keys(streams).forEach(watch);
 });
 
+// A new server instance (a restart) or a new game: the versions start again, the page
+// asks what it may do (its code, its seats) and claims its seats again.
 const versions = {};
 function draw(snap) {
+  if (snap.instance && ui.instance && snap.instance !== ui.instance) {
+    ui.instance = snap.instance;
+    for (const t of Object.keys(versions)) delete versions[t];
+    rejoin();
+  }
+  if ((ui.games[snap.table] || null) !== (snap.game || null)) {
+    ui.games[snap.table] = snap.game || null;
+    delete versions[snap.table];
+  }
   if ((versions[snap.table] || 0) > snap.version) return;
   versions[snap.table] = snap.version;
   ui.claimed[snap.table] = snap.claimed || [];
@@ -472,19 +574,71 @@ function showTab() {
   for (const a of document.querySelectorAll("nav a")) a.classList.toggle("on", a.dataset.tab === tab);
 }
 
-async function start() {
-  const me = await (await fetch("/api/me")).json();
+// What this page may do: the server's answer to /api/me drawn in the header.
+function showMe(me) {
   ui.canChange = me.can_change;
-  ui.seats = me.seats || {};
+  ui.instance = ui.instance || me.instance;
   $("who").textContent = me.can_change ? "you can change the table" : "watching: changes need the join code";
   $("join-words").textContent = me.can_change
     ? "Another phone scans this to join (it carries the join code)."
     : "This is the page's address. To change things, type the join code shown on the Pi.";
   $("code-form").hidden = me.can_change;
+  $("code-held").hidden = !me.can_change;
+  $("code-shown").textContent = me.code || "";
+  if (!$("join").hidden) $("qr").src = `/qr.svg?n=${Date.now()}`;
+}
+
+async function refreshMe() {
+  try {
+    const me = await (await fetch("/api/me", { cache: "no-store" })).json();
+    showMe(me);
+    return me;
+  } catch (failed) {
+    return null;
+  }
+}
+
+// After a restart the server holds no seats: this page claims again the ones it held.
+async function rejoin() {
+  const held = { ...ui.seats };
+  const me = await refreshMe();
+  if (!me) return;
+  ui.seats = me.seats || {};
+  for (const [table, seat] of Object.entries(held)) {
+    if (ui.canChange && !ui.seats[table]) await claimSeat(table, seat);
+  }
+}
+
+// A join code refused on the way in (/?code=...): one line at the top of the app.
+function refusedOnArrival() {
+  const params = new URLSearchParams(location.search);
+  const why = params.get("refused");
+  if (!why) return;
+  const seconds = /^\d{1,4}$/.test(params.get("s") || "") ? params.get("s") : "a few";
+  showError(why === "wait"
+    ? `code: too many wrong join codes from this phone: try again in ${seconds} s`
+    : "code: not this table's join code (type it again: letters and digits, any case)");
+  history.replaceState(null, "", `/${location.hash}`);
+  $("join").hidden = false;
+  $("qr").src = "/qr.svg";
+}
+
+async function newJoinCode() {
+  if (!(await ask("Make a new join code? Every other phone must then join again with it.", "New code"))) return;
+  const answer = await post("/api/code", {});
+  if (answer) showMe(answer.can_change ? { ...answer, instance: ui.instance } : answer);
+}
+
+async function start() {
+  const me = await (await fetch("/api/me")).json();
+  ui.seats = me.seats || {};
+  showMe(me);
   $("show-join").addEventListener("click", () => {
     $("join").hidden = !$("join").hidden;
     if (!$("join").hidden) $("qr").src = "/qr.svg";
   });
+  $("new-code").addEventListener("click", newJoinCode);
+  refusedOnArrival();
   $("code-form").addEventListener("submit", (e) => { e.preventDefault(); location.href = `/?code=${encodeURIComponent($("code").value.trim())}`; });
   for (const b of document.querySelectorAll("[data-tool]")) b.addEventListener("click", () => { ui.tool = b.dataset.tool; ui.first = null; refreshTools(); redrawLand(); });
   $("clear").addEventListener("click", () => act("land", { type: "clear" }));

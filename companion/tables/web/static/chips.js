@@ -13,10 +13,13 @@ const chips = { state: null };
       const line = $("chips-line").value;
       sendChips(line).then((snap) => { if (snap) $("chips-line").value = ""; });
     });
+    $("chips-new").addEventListener("click", () => newGame("chips"));
   },
 };
 
+// Undo (a button or typed) asks first, as the terminal does.
 function sendChips(line) {
+  if (line.trim().toLowerCase() === "undo") return confirmUndo("chips", { type: "command", line }, "the last turn");
   return act("chips", { type: "command", line });
 }
 
@@ -45,6 +48,7 @@ function drawChips() {
   log.replaceChildren();
   for (const entry of s.said.slice().reverse()) log.append(el("li", {}, `> ${entry.line}: ${entry.reply}`));
   $("chips-messages").textContent = s.messages.join("\n");
+  $("chips-new").hidden = !ui.canChange;
 }
 
 function quickButton(line, text) {

@@ -12,7 +12,8 @@ const getbit = { state: null, picks: {} };
       act("getbit", { type: "play", cards: getbit.picks }).then((snap) => { if (snap) getbit.picks = {}; drawGetBit(); });
     });
     $("getbit-clear").addEventListener("click", () => { getbit.picks = {}; drawGetBit(); });
-    $("getbit-undo").addEventListener("click", () => act("getbit", { type: "undo" }));
+    $("getbit-undo").addEventListener("click", () => confirmUndo("getbit", { type: "undo" }, "the last round"));
+    $("getbit-new").addEventListener("click", () => newGame("getbit"));
     // Who holds this phone: a seat claimed on the Pi (app.js), only this page chooses for it.
     $("getbit-me").addEventListener("change", (e) => claimSeat("getbit", e.target.value || null).then(() => drawGetBit()));
   },
@@ -58,6 +59,7 @@ function drawGetBit() {
     if (s.last.picked_up.length) last.append(el("p", { class: "hint" }, `picked up their cards: ${s.last.picked_up.join(", ")}`));
   }
   $("getbit-undo").disabled = !s.undo;
+  $("getbit-new").hidden = !ui.canChange;
   $("getbit-messages").textContent = s.messages.join("\n");
   drawGetBitEntry(s, byName);
 }
