@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from companion.commands.options import add_history_db_option
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     web = commands.add_parser(
@@ -30,6 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     web.add_argument(
         "--foodchain-catalog", metavar="FILE", help="the Food Chain catalog, for card names"
     )
+    add_history_db_option(web, "the history database the History tab shows (docs/history.md)")
     web.set_defaults(handler=run_web)
 
 
@@ -52,5 +55,9 @@ def run_web(args: argparse.Namespace) -> int:
     if args.web:
         host, port = parse_listen(args.web)
     site = build_site(args.catalog, args.foodchain_catalog)
+    if args.db is not None:  # read-only: the tab never writes it
+        from companion import text as gate
+
+        site.history_db = gate.clean(args.db, "--db")
     serve_forever(site, host, port)
     return 0

@@ -124,6 +124,7 @@ class Site:
     code: str
     photo: PhotoTable
     foodchain: FoodChainCatalog | None = None
+    history_db: str | None = None  # the history tab's database (None: the default one)
     limits: Limits = field(default_factory=Limits)
     streams: int = 0
     scanning: anyio.Lock = field(default_factory=anyio.Lock)
@@ -537,7 +538,10 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 def create_app(site: Site) -> Starlette:
     """The pages and API over ``site``; run it with uvicorn (:mod:`.serve`) or a test client."""
+    from companion.tables.web import history  # the history tab's GET routes, read-only
+
     routes = [
+        *history.routes(),
         Route("/", index),
         Route("/api/me", me),
         Route("/qr.svg", qr_svg),

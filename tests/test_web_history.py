@@ -1,0 +1,255 @@
+"""The history tab's API on Starlette's test client, over a real history database.
+
+The database is made by the history package's own recording functions (generated CHOMP!
+journals recorded with ``record_chomp_journal``, a Chips game with ``record_chips``); every
+request is checked to leave its bytes as they were. The tab in a browser is at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.history import record_chips, record_chomp_journal
+from companion.history.db import connect, read
+from companion.history.generate import write_journals
+from companion.history.stats import all_stats
+from companion.history.store import list_games
+
+pytest.importorskip("starlette", reason="the web extra is not installed")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from companion.tables.web.app import Site, create_app  # noqa: E402
+from companion.tables.web.history import LAST_GAMES, closest_call  # noqa: E402
+from companion.tables.web.serve import build_site  # noqa: E402
+
+GAMES = 24  # more than the tab lists: the list is bounded
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A history of GAMES CHOMP! games and one Chips game, recorded as the tables do."""
+    folder = tmp_path_factory.mktemp("history")
+    db = folder / "history.sqlite3"
+    for i, journal in enumerate(write_journals(folder / "journals", GAMES, seed=5, rounds=12)):
+        record_chomp_journal(journal, db=db, played_at=f"2026-11-{1 + i % 28:02d}T20:00:00+00:00")
+    record_chips(["ann", "bob", "<b>cat</b>"], "bob", ["ann"], db=db)
+    return db
+
+
+def digest(path: Path) -> tuple[str, list[str]]:
+    """The database's bytes and the files beside it: what must not change."""
+    beside = sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name))
+    return hashlib.sha256(path.read_bytes()).hexdigest(), beside
+
+
+def client_for(db: Path | str | None) -> TestClient:
+    site: Site = build_site()
+    site.history_db = None if db is None else str(db)
+    return TestClient(create_app(site))
+
+
+def one_line(response: Any) -> str:
+    text = str(response.text)
+    assert text.endswith("\n") and text.count("\n") == 1, text
+    return text.strip()
+
+
+def test_summary_is_history_stats_and_list(history: Path) -> None:
+    before = digest(history)
+    answer = client_for(history).get("/api/history")
+    assert answer.status_code == 200
+    tab = answer.json()
+    assert tab["state"] == "ok" and tab["database"] == "history.sqlite3"
+    figures = read(history, all_stats)
+    games = read(history, list_games)
+    # the leaderboard: history stats' games played and won, the most wins first
+    chomp = next(b for b in tab["leaderboard"] if b["kind"] == "chomp")
+    expected = {f["player"]: f["games"]["chomp"] for f in figures if "chomp" in f["games"]}
+    assert {r["player"]: {"played": r["played"], "won": r["won"]} for r in chomp["rows"]} == (
+        expected
+    )
+    wins = [r["won"] for r in chomp["rows"]]
+    assert wins == sorted(wins, reverse=True)
+    chips = next(b for b in tab["leaderboard"] if b["kind"] == "chips")
+    assert chips["rows"][0] == {"player": "bob", "played": 1, "won": 1}
+    # the last games, newest first, bounded, each line as `history list` prints it
+    assert tab["games_stored"] == len(games) == GAMES + 1
+    assert len(tab["last_games"]) == LAST_GAMES
+    assert [g["id"] for g in tab["last_games"]] == [g.id for g in games[::-1][:LAST_GAMES]]
+    # the plots: every player with slaps; the closest call: the least of their leads
+    assert {p["player"] for p in tab["plots"]} == {
+        f["player"] for f in figures if f.get("chomp") and f["chomp"]["reaction_us"]
+    }
+    leads = [
+        f["chomp"]["closest_lead"]["us"] for f in figures if f.get("chomp", {}).get("closest_lead")
+    ]
+    assert tab["closest_call"]["us"] == min(leads)
+    assert digest(history) == before
+
+
+def test_closest_call_is_the_least_lead_and_names_its_winner() -> None:
+    figures = [
+        {"player": "ann", "chomp": {"closest_lead": {"us": 900.0, "game": 1, "round": 2}}},
+        {"player": "bob", "chomp": {"closest_lead": {"us": 120.0, "game": 3, "round": 7}}},
+        {"player": "cat", "chomp": {"closest_lead": None}},
+        {"player": "dan", "games": {}},
+    ]
+    assert closest_call(figures) == {"player": "bob", "us": 120.0, "game": 3, "round": 7}
+    assert closest_call(figures[2:]) is None
+
+
+def test_closest_call_matches_the_rounds_table(history: Path) -> None:
+    """The closest call is the smallest winning lead of any CHOMP! round in the database."""
+
+    def smallest(conn: sqlite3.Connection) -> tuple[float, str]:
+        lead, name = conn.execute(
+            "SELECT r.lead_ns, p.name FROM rounds r JOIN players p ON p.id = r.winner_id"
+            " WHERE r.outcome = 'win' AND r.lead_ns IS NOT NULL ORDER BY r.lead_ns LIMIT 1"
+        ).fetchone()
+        return lead / 1000, name
+
+    us, name = read(history, smallest)
+    tab = client_for(history).get("/api/history").json()
+    assert (tab["closest_call"]["us"], tab["closest_call"]["player"]) == (us, name)
+
+
+def test_a_game_opens_as_history_show_prints_it(history: Path) -> None:
+    from companion.history.store import game_rounds, get_game
+    from companion.history.text import show_lines
+
+    before = digest(history)
+    client = client_for(history)
+    answer = client.get("/api/history/games/3")
+    assert answer.status_code == 200
+    game = answer.json()
+    expected = read(history, lambda c: show_lines(get_game(c, 3), game_rounds(c, 3)))
+    assert game["id"] == 3 and game["lines"] == expected
+    assert one_line(client.get("/api/history/games/9999")) == "game: no game #9999 in the history"
+    assert client.get("/api/history/games/9999").status_code == 404
+    for bad in ("0", "x", "-1", "99999999999999999999", "%C2%B2"):
+        refused = client.get(f"/api/history/games/{bad}")
+        assert refused.status_code == 400, bad
+        assert one_line(refused).startswith("game: ")
+    assert digest(history) == before
+
+
+def test_reaction_plot_per_player_is_svg_with_the_name_as_text(history: Path) -> None:
+    before = digest(history)
+    client = client_for(history)
+    tab = client.get("/api/history").json()
+    name = tab["plots"][0]["player"]
+    plot = client.get("/api/history/reaction.svg", params={"player": name})
+    assert plot.status_code == 200 and plot.headers["content-type"].startswith("image/svg+xml")
+    assert plot.text.startswith("<svg") and 'class="slap"' in plot.text
+    assert f">{name} (" in plot.text  # the column is named in words, not by colour alone
+    missing = client.get("/api/history/reaction.svg", params={"player": "nobody"})
+    assert missing.status_code == 404 and "no player called" in one_line(missing)
+    # bob played Chips only: no slaps to plot, one line
+    no_slaps = client.get("/api/history/reaction.svg", params={"player": "<b>cat</b>"})
+    assert no_slaps.status_code == 404
+    bad = client.get("/api/history/reaction.svg", params={"player": "a\u202eb"})
+    assert bad.status_code == 400 and one_line(bad).startswith("player")
+    assert digest(history) == before
+
+
+def test_no_database_yet_is_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "none.sqlite3"
+    client = client_for(db)
+    tab = client.get("/api/history").json()
+    assert tab == {
+        "state": "none",
+        "message": "No history yet: a finished game is recorded in none.sqlite3.",
+    }
+    assert client.get("/api/history/games/1").status_code == 404
+    assert client.get("/api/history/reaction.svg").status_code == 404
+    assert list(tmp_path.iterdir()) == []  # nothing was created
+
+
+def test_the_default_database_when_no_db_is_given(
+    history: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPANION_HISTORY_DB", str(history))
+    tab = client_for(None).get("/api/history").json()
+    assert tab["state"] == "ok" and tab["games_stored"] == GAMES + 1
+
+
+def foreign_databases(folder: Path) -> list[Path]:
+    """Files that are not a history: another program's SQLite, text, a truncated history,
+    a folder, random bytes after a SQLite header."""
+    theirs = folder / "theirs.sqlite3"
+    conn = sqlite3.connect(theirs)
+    conn.execute("CREATE TABLE notes (body TEXT)")
+    conn.execute("INSERT INTO notes VALUES ('mine')")
+    conn.commit()
+    conn.close()
+    text = folder / "text.sqlite3"
+    text.write_text("not a database\n")
+    ours = folder / "ours.sqlite3"
+    record_chips(["ann", "bob"], "ann", db=ours)
+    torn = folder / "torn.sqlite3"
+    torn.write_bytes(ours.read_bytes()[:1500])
+    noise = folder / "noise.sqlite3"
+    noise.write_bytes(ours.read_bytes()[:100] + bytes(range(256)) * 40)
+    a_folder = folder / "folder.sqlite3"
+    a_folder.mkdir()
+    return [theirs, text, torn, noise, a_folder]
+
+
+def test_a_foreign_or_damaged_database_is_one_line_never_a_500(tmp_path: Path) -> None:
+    for db in foreign_databases(tmp_path):
+        before = digest(db) if db.is_file() else None
+        client = client_for(db)
+        answer = client.get("/api/history")
+        assert answer.status_code == 200, db
+        tab = answer.json()
+        assert tab["state"] == "unreadable", (db, tab)
+        assert tab["message"].startswith(f"The history cannot be read: {db.name}: ")
+        assert "\n" not in tab["message"] and str(tmp_path) not in tab["message"]
+        for path in ("/api/history/games/1", "/api/history/reaction.svg"):
+            other = client.get(path)
+            assert 400 <= other.status_code < 600 and other.status_code != 500, (db, path)
+            one_line(other)
+        if before is not None:
+            assert digest(db) == before, db
+
+
+def test_only_get_the_history_is_never_written(history: Path) -> None:
+    client = client_for(history)
+    for path in ("/api/history", "/api/history/games/1", "/api/history/reaction.svg"):
+        refused = client.post(path, headers={"origin": "http://testserver"})
+        assert refused.status_code == 405, path
+        assert one_line(refused).startswith("method: ")
+
+
+def test_the_answer_is_ascii_json_whatever_a_name_holds(tmp_path: Path) -> None:
+    db = tmp_path / "h.sqlite3"
+    record_chips(["Zoë", '"</script>', "ann"], "Zoë", db=db)
+    answer = client_for(db).get("/api/history")
+    assert answer.content.isascii()
+    rows = answer.json()["leaderboard"][0]["rows"]
+    assert {r["player"] for r in rows} == {"Zoë", '"</script>', "ann"}
+    assert json.loads(answer.content)["last_games"][0]["players"][1]["name"] == '"</script>'
+
+
+def test_companion_web_takes_db(tmp_path: Path) -> None:
+    from companion.cli import build_parser
+
+    argv = ["web", "--db", str(tmp_path / "h.sqlite3")]
+    args = build_parser(argv).parse_args(argv)
+    assert args.db == str(tmp_path / "h.sqlite3")
+
+
+def test_connect_was_not_needed_to_read(tmp_path: Path) -> None:
+    """Reading a history made by connect() leaves no -wal or -shm beside it."""
+    db = tmp_path / "h.sqlite3"
+    connect(db).close()
+    before = digest(db)
+    client_for(db).get("/api/history")
+    assert digest(db) == before
