@@ -52,6 +52,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from companion import text as gate
 from companion.errors import InputError
 from companion.games.foodchain import Catalog as FoodChainCatalog
+from companion.tables.web.history import routes as history_routes
 from companion.tables.web.hub import Hub, SeatRefused, Snapshot
 from companion.tables.web.photo import PhotoTable
 from companion.tables.web.sheet import score_sheet
@@ -538,10 +539,8 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 def create_app(site: Site) -> Starlette:
     """The pages and API over ``site``; run it with uvicorn (:mod:`.serve`) or a test client."""
-    from companion.tables.web import history  # the history tab's GET routes, read-only
-
     routes = [
-        *history.routes(),
+        *history_routes(),  # the history tab: GET only, read-only
         Route("/", index),
         Route("/api/me", me),
         Route("/qr.svg", qr_svg),

@@ -14,6 +14,7 @@ plots, :data:`ROUNDS` rounds of a game. docs/web.md#history says it for people.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 
 import anyio
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from companion import text as gate
@@ -34,7 +35,6 @@ from companion.history.rows import clean_copy
 from companion.history.stats import all_stats
 from companion.history.store import game_rounds, get_game, list_games
 from companion.history.text import game_line, show_lines
-from companion.tables.web.app import Json, Refused
 
 LAST_GAMES = 20  # the last games listed, newest first
 TOP_PLAYERS = 20  # rows of each game's leaderboard
@@ -46,6 +46,17 @@ T = TypeVar("T")
 
 class Unreadable(CompanionError):
     """The history cannot be read: one line, with the database's file name only."""
+
+
+def as_json(content: Any) -> Response:
+    """JSON as ASCII, as every answer of the pages (app.py's ``Json``, which imports us)."""
+    body = json.dumps(content, ensure_ascii=True, separators=(",", ":"))
+    return Response(body, media_type="application/json", headers={"cache-control": "no-store"})
+
+
+def refused(status: int, field_name: str, message: str) -> Response:
+    """A refusal as the pages say it: one line naming the field."""
+    return PlainTextResponse(f"{field_name}: {message}".replace("\n", " ") + "\n", status)
 
 
 def database_of(request: Request) -> Path:
@@ -147,7 +158,7 @@ async def history_summary(request: Request) -> Response:
     or ``{"state": "none" | "unreadable", "message": ONE LINE}``."""
     path = database_of(request)
     if not os.path.lexists(path):
-        return Json(
+        return as_json(
             {
                 "state": "none",
                 "message": f"No history yet: a finished game is recorded in {path.name}.",
@@ -156,22 +167,18 @@ async def history_summary(request: Request) -> Response:
     try:
         summary, left_out = await anyio.to_thread.run_sync(reading, path, _summary)
     except CompanionError as exc:  # Unreadable, or a figure the rows could not give
-        return Json({"state": "unreadable", "message": f"The history cannot be read: {exc}"})
+        return as_json({"state": "unreadable", "message": f"The history cannot be read: {exc}"})
     note = f"{left_out} damaged row(s) of {path.name} left out." if left_out else None
-    return Json({"state": "ok", "database": path.name, "note": note, **summary})
-
-
-def _game_id(request: Request) -> int:
-    given = request.path_params["game"]
-    number = gate.number_or_none(given, low=1, high=MAX_GAME)
-    if number is None:
-        raise Refused(400, "game", f"a game's number (1, 2, ...), not {given[:20]!r}")
-    return number
+    return as_json({"state": "ok", "database": path.name, "note": note, **summary})
 
 
 async def history_game(request: Request) -> Response:
     """One game as ``history show`` prints it (its lines) and as its JSON says it."""
-    game_id = _game_id(request)
+    given = request.path_params["game"]
+    number = gate.number_or_none(given, low=1, high=MAX_GAME)  # ASCII digits only
+    if number is None:
+        return refused(400, "game", f"a game's number (1, 2, ...), not {given[:20]!r}")
+    game_id: int = number
 
     def gather(conn: sqlite3.Connection) -> dict[str, Any]:
         game = get_game(conn, game_id)
@@ -184,14 +191,14 @@ async def history_game(request: Request) -> Response:
 
     path = database_of(request)
     if not os.path.lexists(path):
-        raise Refused(404, "game", f"no game #{game_id}: no history yet")
+        return refused(404, "game", f"no game #{game_id}: no history yet")
     try:
         found, _ = await anyio.to_thread.run_sync(reading, path, gather)
     except InputError:  # get_game: no such game
-        raise Refused(404, "game", f"no game #{game_id} in the history") from None
+        return refused(404, "game", f"no game #{game_id} in the history")
     except Unreadable as exc:
-        raise Refused(503, "history", str(exc)) from None
-    return Json(found)
+        return refused(503, "history", str(exc))
+    return as_json(found)
 
 
 async def history_reaction(request: Request) -> Response:
@@ -200,18 +207,21 @@ async def history_reaction(request: Request) -> Response:
     from companion.history.plots import reaction_svg
 
     given = request.query_params.get("player")
-    players = [] if given is None else [gate.clean(given, "player", limit=100)]
+    try:
+        players = [] if given is None else [gate.clean(given, "player", limit=100)]
+    except InputError as exc:
+        return refused(400, "player", exc.message)
     path = database_of(request)
     if not os.path.lexists(path):
-        raise Refused(404, "plot", "no history yet")
+        return refused(404, "plot", "no history yet")
     try:
         picture, _ = await anyio.to_thread.run_sync(
             reading, path, lambda conn: reaction_svg(conn, players)
         )
     except InputError as exc:  # no such player, or no slaps to plot
-        raise Refused(404, "player", exc.message) from None
+        return refused(404, "player", exc.message)
     except Unreadable as exc:
-        raise Refused(503, "history", str(exc)) from None
+        return refused(503, "history", str(exc))
     return Response(picture, media_type="image/svg+xml", headers={"cache-control": "no-store"})
 
 
