@@ -37,7 +37,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A history of GAMES CHOMP! games and one Chips game, recorded as the tables do."""
     folder = tmp_path_factory.mktemp("history")
     db = folder / "history.sqlite3"
-    for i, journal in enumerate(write_journals(folder / "journals", GAMES, seed=5, rounds=12)):
+    for i, journal in enumerate(write_journals(folder / "journals", GAMES, seed=5, rounds=60)):
         record_chomp_journal(journal, db=db, played_at=f"2026-11-{1 + i % 28:02d}T20:00:00+00:00")
     record_chips(["ann", "bob", "<b>cat</b>"], "bob", ["ann"], db=db)
     return db
@@ -253,3 +253,94 @@ def test_connect_was_not_needed_to_read(tmp_path: Path) -> None:
     before = digest(db)
     client_for(db).get("/api/history")
     assert digest(db) == before
+
+
+# --------------------------------------------------------------------------------------
+# The tab in a browser (Debian's chromium, Playwright), at 360 x 740
+# --------------------------------------------------------------------------------------
+
+SMALL_PHONE = {"width": 360, "height": 740}
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _why_no_browser() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        return "Playwright or the web extra is not installed"
+    return None if Path(CHROMIUM).is_file() else "no chromium at /usr/bin/chromium"
+
+
+def _axe_violations(page: Any) -> list[str]:
+    """axe-core's critical and serious violations on what the page shows, by rule."""
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError:
+        return []  # the test extra's axe is optional here; the lead adds it
+    results = Axe().run(page)
+    found = results.response["violations"]
+    return [f"{v['id']}: {v['help']}" for v in found if v["impact"] in ("critical", "serious")]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_history_tab_on_a_phone_shows_leaderboard_games_and_a_plot(
+    history: Path, tmp_path: Path
+) -> None:
+    import os
+
+    if (reason := _why_no_browser()) is not None:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    from companion.tables.web.serve import start
+
+    before = digest(history)
+    site = build_site()
+    site.history_db = str(history)
+    running = start(site, "127.0.0.1", 0, refuse_root=False)
+    shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tmp_path)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+            )
+            context = browser.new_context(viewport=SMALL_PHONE, device_scale_factor=2)
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+            page.goto(f"http://127.0.0.1:{running.port}/")
+            page.click('nav a[data-tab="history"]')
+            page.wait_for_selector("#history-leaders table.scores caption")
+            captions = page.locator("#history-leaders caption").all_inner_texts()
+            assert captions == ["CHOMP!", "The Great Chips Escape"]
+            assert page.locator("#history-games details").count() == LAST_GAMES
+            assert "won round" in page.inner_text("#history-closest")
+            plot = page.locator("#history-plots img").first
+            plot.scroll_into_view_if_needed()
+            page.wait_for_function(
+                "() => { const i = document.querySelector('#history-plots img');"
+                " return i && i.complete && i.naturalWidth > 0; }"
+            )
+            assert "median" in page.locator("#history-plots figcaption").first.inner_text()
+            figure = page.locator("#history-plots figure").first
+            figure.screenshot(path=str(shots / "web-history-plot-phone.png"))
+            page.locator("#history-games summary").nth(1).click()  # the newest CHOMP! game
+            page.wait_for_selector("#history-games details[open] pre:has-text('round   1')")
+            width = page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+            assert width, "the page scrolls sideways at 360 px"
+            small = page.evaluate(
+                "[...document.querySelectorAll('#tab-history button, #tab-history summary,"
+                " nav a[data-tab=history]')].map(e => e.getBoundingClientRect())"
+                ".filter(r => r.width < 48 || r.height < 48).length"
+            )
+            assert small == 0, "a tap target under 48 x 48 px"
+            assert _axe_violations(page) == []
+            page.locator("#history-games summary").nth(1).click()  # closed again for the shot
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(shots / "web-history-phone.png"), full_page=False)
+            context.close()
+            browser.close()
+    finally:
+        running.stop()
+    assert digest(history) == before
