@@ -11,7 +11,7 @@ import hashlib
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -28,6 +28,9 @@ from starlette.testclient import TestClient  # noqa: E402
 from companion.tables.web.app import Site, create_app  # noqa: E402
 from companion.tables.web.history import LAST_GAMES, closest_call  # noqa: E402
 from companion.tables.web.serve import build_site  # noqa: E402
+
+if TYPE_CHECKING:
+    from playwright.sync_api import ViewportSize
 
 GAMES = 24  # more than the tab lists: the list is bounded
 
@@ -259,7 +262,7 @@ def test_connect_was_not_needed_to_read(tmp_path: Path) -> None:
 # The tab in a browser (Debian's chromium, Playwright), at 360 x 740
 # --------------------------------------------------------------------------------------
 
-SMALL_PHONE = {"width": 360, "height": 740}
+SMALL_PHONE: ViewportSize = {"width": 360, "height": 740}
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -275,7 +278,7 @@ def _why_no_browser() -> str | None:
 def _axe_violations(page: Any) -> list[str]:
     """axe-core's critical and serious violations on what the page shows, by rule."""
     try:
-        from axe_playwright_python.sync_playwright import Axe
+        from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
     except ImportError:
         return []  # the test extra's axe is optional here; the lead adds it
     results = Axe().run(page)
