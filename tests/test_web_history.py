@@ -183,6 +183,34 @@ def test_the_default_database_when_no_db_is_given(
     assert tab["state"] == "ok" and tab["games_stored"] == GAMES + 1
 
 
+def test_a_live_table_on_the_hub_names_the_database_it_records_into(
+    history: Path, tmp_path: Path
+) -> None:
+    """``referee --web`` with ``[history] db`` (or ``--db``): the tab reads that database,
+    not the default one; ``companion web --db`` wins over it."""
+    from companion.tables.web.land import LandTable
+
+    class Recording(LandTable):
+        name = "recording"
+        history_db: str | None = str(history)
+
+    site = build_site()
+    site.hub.add(Recording())
+    tab = TestClient(create_app(site)).get("/api/history").json()
+    assert tab["state"] == "ok" and tab["games_stored"] == GAMES + 1
+    site.history_db = str(tmp_path / "other.sqlite3")
+    assert TestClient(create_app(site)).get("/api/history").json()["state"] == "none"
+
+
+def test_every_live_page_can_say_its_database() -> None:
+    from companion.tables.chips.web import ChipsWebTable
+    from companion.tables.chomp.web import ChompWebTable
+    from companion.tables.getbit.web import GetBitWebTable
+
+    for table in (ChipsWebTable, ChompWebTable, GetBitWebTable):
+        assert table.history_db is None  # the default database until the app says
+
+
 def foreign_databases(folder: Path) -> list[Path]:
     """Files that are not a history: another program's SQLite, text, a truncated history,
     a folder, random bytes after a SQLite header."""

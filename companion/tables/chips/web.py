@@ -43,6 +43,7 @@ class ChipsWebTable(WatchedTable):
     """The hub's ``chips`` table over a :class:`ChipsHelper`."""
 
     name = "chips"
+    history_db: str | None = None  # the database it records into: the History tab reads it
 
     def __init__(self, helper: ChipsHelper) -> None:
         self.helper = helper
@@ -105,8 +106,11 @@ class ChipsWebTable(WatchedTable):
             raise InputError("line", reply.removeprefix("no: "))
 
 
-def serve_web(helper: ChipsHelper, listen: str) -> Callable[[], None]:
-    """``companion chips --web``: the page beside the terminal; returns how to stop it."""
+def serve_web(helper: ChipsHelper, listen: str, db: str | None = None) -> Callable[[], None]:
+    """``companion chips --web``: the page beside the terminal; returns how to stop it.
+    ``db``: the history database the table records into (the History tab reads it)."""
     from companion.tables.web.serve import serve_page
 
-    return serve_page(ChipsWebTable(helper), listen, helper.messages.append)
+    page = ChipsWebTable(helper)
+    page.history_db = db
+    return serve_page(page, listen, helper.messages.append)

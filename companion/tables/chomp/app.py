@@ -52,8 +52,10 @@ def _serve_web(
     session: ChompSession,
     table: SimulatedTable | None = None,
     bots: Sequence[str] = (),
+    history_db: str | None = None,
 ) -> Callable[[], None] | None:
-    """``--web``: the CHOMP! page served beside the table; returns what to stop, or None."""
+    """``--web``: the CHOMP! page served beside the table; returns what to stop, or None.
+    ``history_db``: the database the table records into, which the History tab reads."""
     if web is None:
         return None
     from companion.tables.chomp.web import ChompWebTable
@@ -61,6 +63,7 @@ def _serve_web(
 
     press = table.press if table is not None else None
     page = ChompWebTable(session, press, tuple(bots))
+    page.history_db = history_db
     return serve_page(page, web, session.messages.append)
 
 
@@ -87,7 +90,7 @@ def run_referee(options: RefereeOptions) -> int:
         session.daemon.want_realtime = True  # the referee owns its process:
         session.daemon.pause_gc = True  # no garbage collection inside a round
         table.callback(stop_on_failure(session.daemon))
-        _play_referee(session, web)
+        _play_referee(session, web, config.settings.database(options.db))
         if session.daemon.failure is not None:
             raise session.daemon.failure  # one line, exit 2: the journal is whole
         print(f"journal: {config.journal}", file=sys.stderr)
@@ -99,14 +102,14 @@ def run_referee(options: RefereeOptions) -> int:
         return 0
 
 
-def _play_referee(session: ChompSession, web: str | None) -> None:
+def _play_referee(session: ChompSession, web: str | None, db: str | None = None) -> None:
     """The referee's screen (and page) over an open session, until the table stops."""
     from companion.tables.chomp.screen import TableView, serve, status_light
 
     config = session.config
     stop_web = None
     try:
-        stop_web = _serve_web(web, session)
+        stop_web = _serve_web(web, session, history_db=db)
         lines = [f"pins: {session.factory.detail}"]
         lines += [
             f"press source {s.name}: {s.timing}, ±{s.uncertainty_us} us" for s in session.sources

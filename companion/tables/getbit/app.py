@@ -109,18 +109,18 @@ def run(options: GetBitOptions) -> int:
         reader_specs=specs,
         tag_options=tag_options,
     )
-    _play(table, web)
+    settings = config.settings if config is not None else TableSettings()
+    _play(table, web, settings.database(options.db))
     session = table.session
     state = session.state
     done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
     print(f"saved {session.path} ({done}): companion getbit replay {session.path}", file=sys.stderr)
-    settings = config.settings if config is not None else TableSettings()
     if state.over and settings.recording(refused=not options.history):
         _remember(session.game, settings.database(options.db), session.path)
     return 0
 
 
-def _play(table: GetBitTable, web: str | None) -> None:
+def _play(table: GetBitTable, web: str | None, db: str | None = None) -> None:
     """The screen (and the page beside it) until the table is left; the table is closed
     whatever happens."""
     from companion.tables.getbit.screen import serve
@@ -128,7 +128,7 @@ def _play(table: GetBitTable, web: str | None) -> None:
     stop_web = None
     try:
         if web is not None:
-            stop_web = _serve_web(web, table)
+            stop_web = _serve_web(web, table, db)
         serve(table)
     finally:
         if stop_web is not None:
@@ -289,12 +289,15 @@ def _colours(text: str | None, setup: Setup) -> dict[str, str]:
     return colours
 
 
-def _serve_web(listen: str, table: GetBitTable) -> Callable[[], None]:
-    """``--web``: the Get Bit! page served beside the terminal; returns how to stop it."""
+def _serve_web(listen: str, table: GetBitTable, db: str | None = None) -> Callable[[], None]:
+    """``--web``: the Get Bit! page served beside the terminal; returns how to stop it.
+    ``db``: the history database the table records into (the History tab reads it)."""
     from companion.tables.getbit.web import GetBitWebTable
     from companion.tables.web.serve import serve_page
 
-    return serve_page(GetBitWebTable(table), listen, table.notify)
+    page = GetBitWebTable(table)
+    page.history_db = db
+    return serve_page(page, listen, table.notify)
 
 
 def _remember(game: Replay, db: str | None, path: Path) -> None:

@@ -60,9 +60,16 @@ def refused(status: int, field_name: str, message: str) -> Response:
 
 
 def database_of(request: Request) -> Path:
-    """The database this server's table records into: ``--db``, the config's
-    ``[history] db``, else the default (docs/history.md)."""
-    given: str | None = request.app.state.site.history_db
+    """The database this server's table records into: ``companion web --db`` (the site's
+    ``history_db``), else the one a live table on the hub says it records into (its
+    ``history_db``: ``--db``, else its config's ``[history] db``), else the default one
+    (docs/history.md)."""
+    site = request.app.state.site
+    given: str | None = site.history_db
+    for name in site.hub.names():
+        if given is not None:
+            break
+        given = getattr(site.hub.table(name), "history_db", None)
     return Path(given) if given is not None else default_path()
 
 
