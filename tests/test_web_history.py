@@ -202,6 +202,28 @@ def test_a_live_table_on_the_hub_names_the_database_it_records_into(
     assert TestClient(create_app(site)).get("/api/history").json()["state"] == "none"
 
 
+def test_companion_web_config_gives_its_history_db(tmp_path: Path) -> None:
+    from companion.tables.web.history import config_database
+
+    config = tmp_path / "table.toml"
+    config.write_text('[web]\nlisten = "8080"\n[history]\ndb = "games/h.sqlite3"\n')
+    assert config_database(str(config)) == str(tmp_path.resolve() / "games" / "h.sqlite3")
+    config.write_text('[web]\nlisten = "8080"\n')
+    assert config_database(str(config)) is None
+
+
+def test_companion_web_a_bad_history_table_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.cli import main
+
+    config = tmp_path / "table.toml"
+    config.write_text("[history]\ndb = 5\n")
+    assert main(["web", "--config", str(config), "--web", "127.0.0.1:0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "history.db" in err and str(config) in err, err
+
+
 def test_every_live_page_can_say_its_database() -> None:
     from companion.tables.chips.web import ChipsWebTable
     from companion.tables.chomp.web import ChompWebTable

@@ -25,7 +25,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="[HOST:]PORT",
         help="where to listen (default: the config's [web] listen, else 0.0.0.0:8080)",
     )
-    web.add_argument("--config", metavar="FILE", help="a TOML config whose [web] listen is used")
+    web.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a TOML config whose [web] listen and [history] db are used",
+    )
     web.add_argument(
         "--catalog", metavar="FILE", help="the Chomp card catalog, to read photos of lands"
     )
@@ -59,5 +63,9 @@ def run_web(args: argparse.Namespace) -> int:
         from companion import text as gate
 
         site.history_db = gate.clean(args.db, "--db")
+    elif args.config:
+        from companion.tables.web.history import config_database
+
+        site.history_db = config_database(args.config)  # its [history] db
     serve_forever(site, host, port)
     return 0

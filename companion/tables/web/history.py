@@ -27,14 +27,16 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from companion import data
 from companion import text as gate
-from companion.errors import CompanionError, InputError
+from companion.errors import CompanionError, ConfigError, InputError
 from companion.history.db import default_path, read
 from companion.history.model import GAME_NAMES
 from companion.history.rows import clean_copy
 from companion.history.stats import all_stats
 from companion.history.store import game_rounds, get_game, list_games
 from companion.history.text import game_line, show_lines
+from companion.tables.settings import settings_from
 
 LAST_GAMES = 20  # the last games listed, newest first
 TOP_PLAYERS = 20  # rows of each game's leaderboard
@@ -71,6 +73,19 @@ def database_of(request: Request) -> Path:
             break
         given = getattr(site.hub.table(name), "history_db", None)
     return Path(given) if given is not None else default_path()
+
+
+def config_database(path: str) -> str | None:
+    """``companion web --config FILE``: the ``[history] db`` of the table's config (a
+    relative path from the config's folder, as the table reads it), or None."""
+    raw = data.read_toml(path)
+    if "history" not in raw:
+        return None
+    try:
+        settings = settings_from({"history": raw["history"]})
+    except InputError as exc:
+        raise ConfigError(exc.where, exc.message, path) from None
+    return settings.relative_to(Path(path).resolve().parent).database(None)
 
 
 def reading(path: Path, work: Callable[[sqlite3.Connection], T]) -> tuple[T, int]:
