@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.history import record_chips, record_chomp_journal
 from companion.history.db import connect, read
@@ -271,6 +273,56 @@ def test_a_foreign_or_damaged_database_is_one_line_never_a_500(tmp_path: Path) -
             one_line(other)
         if before is not None:
             assert digest(db) == before, db
+
+
+@pytest.fixture(scope="module")
+def small_history(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The bytes of a small history (two CHOMP! games, one Chips game) to damage."""
+    folder = tmp_path_factory.mktemp("small")
+    db = folder / "small.sqlite3"
+    for journal in write_journals(folder / "journals", 2, seed=9, rounds=8):
+        record_chomp_journal(journal, db=db, played_at="2026-11-01T20:00:00+00:00")
+    record_chips(["ann", "bob"], "ann", db=db)
+    return db.read_bytes()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    damage=st.lists(
+        st.tuples(st.integers(min_value=0, max_value=10**6), st.integers(0, 255)),
+        min_size=1,
+        max_size=12,
+    ),
+    cut=st.one_of(st.none(), st.integers(min_value=0, max_value=10**6)),
+)
+def test_fuzz_damaged_history_bytes_never_a_500_never_written(
+    small_history: bytes, damage: list[tuple[int, int]], cut: int | None
+) -> None:
+    """A history with bytes changed (and perhaps cut short): every endpoint answers a
+    state or one line, never a 500, and the file is as it was after every request."""
+    import tempfile
+
+    raw = bytearray(small_history)
+    for offset, value in damage:
+        raw[offset % len(raw)] = value
+    if cut is not None:
+        raw = raw[: cut % len(raw)]
+    with tempfile.TemporaryDirectory() as folder:
+        db = Path(folder) / "damaged.sqlite3"
+        db.write_bytes(bytes(raw))
+        before = digest(db)
+        client = client_for(db)
+        tab = client.get("/api/history")
+        assert tab.status_code == 200
+        assert tab.json()["state"] in ("ok", "unreadable", "none")
+        if tab.json()["state"] != "ok":
+            assert "\n" not in tab.json()["message"]
+        for path in ("/api/history/games/1", "/api/history/reaction.svg?player=ann"):
+            answer = client.get(path)
+            assert answer.status_code != 500, (path, answer.text)
+            if answer.status_code >= 400:
+                one_line(answer)
+        assert digest(db) == before
 
 
 def test_only_get_the_history_is_never_written(history: Path) -> None:
