@@ -325,6 +325,23 @@ def test_fuzz_damaged_history_bytes_never_a_500_never_written(
         assert digest(db) == before
 
 
+@settings(max_examples=80, deadline=None)
+@given(word=st.text(max_size=40) | st.sampled_from(["²", "٣", "1e3", " 1", "0x1", "9" * 30]))
+def test_fuzz_game_and_player_from_the_address(history: Path, word: str) -> None:
+    """Whatever a page puts in the address: a game, a 4xx with one line, never a 500."""
+    from urllib.parse import quote
+
+    client = client_for(history)
+    for path in (
+        f"/api/history/games/{quote(word, safe='')}",
+        f"/api/history/reaction.svg?player={quote(word, safe='')}",
+    ):
+        answer = client.get(path)
+        assert answer.status_code in (200, 400, 404, 405), (path, answer.status_code)
+        if answer.status_code != 200:
+            one_line(answer)
+
+
 def test_only_get_the_history_is_never_written(history: Path) -> None:
     client = client_for(history)
     for path in ("/api/history", "/api/history/games/1", "/api/history/reaction.svg"):
