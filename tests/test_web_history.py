@@ -125,6 +125,29 @@ def test_closest_call_matches_the_rounds_table(history: Path) -> None:
     assert (tab["closest_call"]["us"], tab["closest_call"]["player"]) == (us, name)
 
 
+def test_a_second_look_reads_the_database_once_until_a_game_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import companion.tables.web.history as tab
+
+    db = tmp_path / "h.sqlite3"
+    record_chips(["ann", "bob"], "ann", db=db)
+    reads: list[Path] = []
+    real = tab.reading
+
+    def counted(path: Path, work: Any) -> Any:
+        reads.append(path)
+        return real(path, work)
+
+    monkeypatch.setattr(tab, "reading", counted)
+    client = client_for(db)
+    first = client.get("/api/history").json()
+    assert client.get("/api/history").json() == first and len(reads) == 1
+    record_chips(["ann", "cat"], "cat", db=db)
+    again = client.get("/api/history").json()
+    assert again["games_stored"] == 2 and len(reads) == 2
+
+
 def test_a_game_opens_as_history_show_prints_it(history: Path) -> None:
     from companion.history.store import game_rounds, get_game
     from companion.history.text import show_lines

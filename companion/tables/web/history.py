@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +44,7 @@ TOP_PLAYERS = 20  # rows of each game's leaderboard
 PLOTS = 12  # players with a reaction-time plot
 ROUNDS = 200  # rounds of one game's details
 MAX_GAME = 2**63 - 1  # SQLite's largest row id
+CACHED = 16  # answers kept until their database changes (every phone opening the tab)
 T = TypeVar("T")
 
 
@@ -110,6 +112,40 @@ def reading(path: Path, work: Callable[[sqlite3.Connection], T]) -> tuple[T, int
         raise Unreadable(f"{path.name}: {said}") from None
     except (OSError, sqlite3.Error) as exc:
         raise Unreadable(f"{path.name}: cannot be read ({type(exc).__name__})") from None
+
+
+Stamp = tuple[tuple[int, int, int] | None, ...]
+_answers: OrderedDict[tuple[str, Hashable, Stamp], tuple[Any, int]] = OrderedDict()
+
+
+def stamp(path: Path) -> Stamp:
+    """What changes when a game is recorded: the file's and its -wal's inode, size, mtime."""
+    marks: list[tuple[int, int, int] | None] = []
+    for end in ("", "-wal"):
+        try:
+            st = os.stat(f"{path}{end}")
+        except OSError:
+            marks.append(None)
+            continue
+        marks.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(marks)
+
+
+async def read_once(
+    path: Path, question: Hashable, work: Callable[[sqlite3.Connection], T]
+) -> tuple[T, int]:
+    """:func:`reading` in a worker thread, its answer kept until the database changes:
+    ten phones opening the tab read a large history once. A refusal is not kept."""
+    key = (str(path), question, stamp(path))
+    if key in _answers:
+        _answers.move_to_end(key)
+        kept: tuple[T, int] = _answers[key]
+        return kept
+    answer = await anyio.to_thread.run_sync(reading, path, work)
+    _answers[key] = answer
+    while len(_answers) > CACHED:
+        _answers.popitem(last=False)
+    return answer
 
 
 def leaderboard(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -187,7 +223,7 @@ async def history_summary(request: Request) -> Response:
             }
         )
     try:
-        summary, left_out = await anyio.to_thread.run_sync(reading, path, _summary)
+        summary, left_out = await read_once(path, "summary", _summary)
     except CompanionError as exc:  # Unreadable, or a figure the rows could not give
         return as_json({"state": "unreadable", "message": f"The history cannot be read: {exc}"})
     note = f"{left_out} damaged row(s) of {path.name} left out." if left_out else None
@@ -215,7 +251,7 @@ async def history_game(request: Request) -> Response:
     if not os.path.lexists(path):
         return refused(404, "game", f"no game #{game_id}: no history yet")
     try:
-        found, _ = await anyio.to_thread.run_sync(reading, path, gather)
+        found, _ = await read_once(path, ("game", game_id), gather)
     except InputError:  # get_game: no such game
         return refused(404, "game", f"no game #{game_id} in the history")
     except Unreadable as exc:
@@ -237,8 +273,8 @@ async def history_reaction(request: Request) -> Response:
     if not os.path.lexists(path):
         return refused(404, "plot", "no history yet")
     try:
-        picture, _ = await anyio.to_thread.run_sync(
-            reading, path, lambda conn: reaction_svg(conn, players)
+        picture, _ = await read_once(
+            path, ("reaction", tuple(players)), lambda conn: reaction_svg(conn, players)
         )
     except InputError as exc:  # no such player, or no slaps to plot
         return refused(404, "player", exc.message)
