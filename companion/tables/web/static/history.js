@@ -1,6 +1,7 @@
 // The history tab: the games database the table records into, read-only (docs/web.md#history).
-// Loaded when the tab is shown (and by its Refresh button); every name is text (textContent),
-// never markup. A game opens as `companion history show` prints it.
+// Fetched by app.js the first time the tab is shown (a phone that never opens it loads
+// nothing more), read again each time it is shown and by its Refresh button; every name is
+// text (textContent), never markup. A game opens as `companion history show` prints it.
 "use strict";
 
 const historyTab = { loading: false };
@@ -136,8 +137,7 @@ function historyShown() {
   if (location.hash === "#history") loadHistory();
 }
 
+// app.js's showTab loads this script the first time the tab is shown.
 window.addEventListener("hashchange", historyShown);
-window.addEventListener("DOMContentLoaded", () => {
-  $("history-refresh").addEventListener("click", loadHistory);
-  historyShown();
-});
+$("history-refresh").addEventListener("click", loadHistory);
+historyShown();
