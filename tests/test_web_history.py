@@ -365,6 +365,23 @@ def test_fuzz_game_and_player_from_the_address(history: Path, word: str) -> None
             one_line(answer)
 
 
+def test_a_damaged_row_is_left_out_and_counted_in_one_line(tmp_path: Path) -> None:
+    """As ``history list`` does: the good rows are shown, the damaged ones counted."""
+    db = tmp_path / "h.sqlite3"
+    record_chips(["ann", "bob"], "ann", db=db)
+    record_chips(["ann", "cat"], "cat", db=db)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE games SET detail = '{not json' WHERE id = 1")
+    conn.commit()
+    conn.close()
+    before = digest(db)
+    tab = client_for(db).get("/api/history").json()
+    assert tab["state"] == "ok" and tab["games_stored"] == 1
+    assert tab["note"] == "1 damaged row(s) of h.sqlite3 left out."
+    assert [g["id"] for g in tab["last_games"]] == [2]
+    assert digest(db) == before
+
+
 def test_only_get_the_history_is_never_written(history: Path) -> None:
     client = client_for(history)
     for path in ("/api/history", "/api/history/games/1", "/api/history/reaction.svg"):
