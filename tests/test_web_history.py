@@ -249,6 +249,31 @@ def test_companion_web_a_bad_history_table_is_one_line(
     assert err.count("\n") == 1 and "history.db" in err and str(config) in err, err
 
 
+def test_chips_and_getbit_pages_carry_the_database_they_record_into(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``chips --web`` and ``getbit play --web`` hand their ``--db`` / ``[history] db``
+    to the page they serve, where the History tab finds it."""
+    import companion.tables.web.serve as serve
+    from companion.games.chips import ChipsTable
+    from companion.games.getbit import Setup
+    from companion.tables.chips.session import ChipsHelper
+    from companion.tables.chips.web import serve_web as serve_chips
+    from companion.tables.getbit.app import _serve_web as serve_getbit
+    from companion.tables.getbit.session import open_getbit_table
+
+    served: list[Any] = []
+    monkeypatch.setattr(serve, "serve_page", lambda page, listen, say: served.append(page))
+    helper = ChipsHelper.open(
+        tmp_path / "chips.json", ChipsTable.new(["ann", "bob"]), False, False, None
+    )
+    serve_chips(helper, "8080", "chips.sqlite3")
+    players = ("ann", "bob", "cat", "dan")
+    table = open_getbit_table(tmp_path / "g.json", Setup({p: p for p in players}, players))
+    serve_getbit("8080", table, "getbit.sqlite3")
+    assert [page.history_db for page in served] == ["chips.sqlite3", "getbit.sqlite3"]
+
+
 def test_every_live_page_can_say_its_database() -> None:
     from companion.tables.chips.web import ChipsWebTable
     from companion.tables.chomp.web import ChompWebTable
