@@ -39,11 +39,18 @@ def add_new_code_option(parser: argparse.ArgumentParser, default: object = False
     )
 
 
+def add_history_db_option(
+    parser: argparse.ArgumentParser,
+    help_text: str = "the history database (docs/history.md)",
+    default: object = None,
+) -> None:
+    """``--db FILE``: the history database a command records into or shows."""
+    parser.add_argument("--db", metavar="FILE", default=default, help=help_text)
+
+
 def add_history_options(parser: argparse.ArgumentParser, default: object = None) -> None:
     """``--db`` and ``--no-history`` on a command that finishes games (docs/history.md)."""
-    parser.add_argument(
-        "--db", metavar="FILE", default=default, help="the history database (docs/history.md)"
-    )
+    add_history_db_option(parser, default=default)
     parser.add_argument(
         "--no-history",
         action="store_true",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.options import add_new_code_option
+from companion.commands.options import add_history_db_option, add_new_code_option
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +25,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="[HOST:]PORT",
         help="where to listen (default: the config's [web] listen, else 0.0.0.0:8080)",
     )
-    web.add_argument("--config", metavar="FILE", help="a TOML config whose [web] listen is used")
+    web.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a TOML config whose [web] listen and [history] db are used",
+    )
     add_new_code_option(web)
     web.add_argument(
         "--catalog", metavar="FILE", help="the Chomp card catalog, to read photos of lands"
@@ -33,6 +37,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     web.add_argument(
         "--foodchain-catalog", metavar="FILE", help="the Food Chain catalog, for card names"
     )
+    add_history_db_option(web, "the history database the History tab shows (docs/history.md)")
     web.set_defaults(handler=run_web)
 
 
@@ -56,5 +61,13 @@ def run_web(args: argparse.Namespace) -> int:
         host, port = parse_listen(args.web)
     code_file = state_folder() / "web.code"  # the same code at every start
     site = build_site(args.catalog, args.foodchain_catalog, code_file, args.new_code)
+    if args.db is not None:  # read-only: the tab never writes it
+        from companion import text as gate
+
+        site.history_db = gate.clean(args.db, "--db")
+    elif args.config:
+        from companion.tables.web.history import config_database
+
+        site.history_db = config_database(args.config)  # its [history] db
     serve_forever(site, host, port)
     return 0

@@ -130,7 +130,9 @@ def run(options: ChipsOptions) -> int:
         if web is not None:
             from companion.tables.chips.web import serve_web
 
-            devices.callback(serve_web(helper, web, path, options.new_code))
+            devices.callback(
+                serve_web(helper, web, path, options.new_code, settings.database(options.db))
+            )
         title = f"The Great Chips Escape · {', '.join(helper.table.players)}"
         if sys.stdin.isatty() and sys.stdout.isatty():
             run_curses(helper, title, led)

@@ -45,6 +45,7 @@ class ChipsWebTable(WatchedTable):
     """The hub's ``chips`` table over a :class:`ChipsHelper`."""
 
     name = "chips"
+    history_db: str | None = None  # the database it records into: the History tab reads it
 
     def __init__(self, helper: ChipsHelper) -> None:
         self.helper = helper
@@ -134,11 +135,18 @@ class ChipsWebTable(WatchedTable):
 
 
 def serve_web(
-    helper: ChipsHelper, listen: str, save: Path | None = None, new_code: bool = False
+    helper: ChipsHelper,
+    listen: str,
+    save: Path | None = None,
+    new_code: bool = False,
+    db: str | None = None,
 ) -> Callable[[], None]:
     """``companion chips --web``: the page beside the terminal, its join code kept beside
-    the save file; returns how to stop it."""
+    the save file; returns how to stop it. ``db``: the history database the table records
+    into (the History tab reads it)."""
     from companion.tables.web.serve import serve_page, table_code_file
 
     code_file = table_code_file(save, "chips")
-    return serve_page(ChipsWebTable(helper), listen, helper.messages.append, code_file, new_code)
+    page = ChipsWebTable(helper)
+    page.history_db = db
+    return serve_page(page, listen, helper.messages.append, code_file, new_code)

@@ -55,10 +55,12 @@ def _serve_web(
     table: SimulatedTable | None = None,
     bots: Sequence[str] = (),
     new_code: bool = False,
+    history_db: str | None = None,
 ) -> Callable[[], None] | None:
     """``--web``: the CHOMP! page served beside the table; returns what to stop, or None.
     The join code is kept beside the referee's journal (the demo's journal is new at each
-    start: its code is kept in the user's state folder)."""
+    start: its code is kept in the user's state folder). ``history_db``: the database the
+    table records into, which the History tab reads."""
     if web is None:
         return None
     from companion.tables.chomp.web import ChompWebTable
@@ -66,6 +68,7 @@ def _serve_web(
 
     press = table.press if table is not None else None
     page = ChompWebTable(session, press, tuple(bots))
+    page.history_db = history_db
     code_file = table_code_file(None if table is not None else session.config.journal, "demo")
     return serve_page(page, web, session.messages.append, code_file, new_code)
 
@@ -93,7 +96,7 @@ def run_referee(options: RefereeOptions) -> int:
         session.daemon.want_realtime = True  # the referee owns its process:
         session.daemon.pause_gc = True  # no garbage collection inside a round
         table.callback(stop_on_failure(session.daemon))
-        _play_referee(session, web, options.new_code)
+        _play_referee(session, web, options.new_code, config.settings.database(options.db))
         if session.daemon.failure is not None:
             raise session.daemon.failure  # one line, exit 2: the journal is whole
         print(f"journal: {config.journal}", file=sys.stderr)
@@ -105,14 +108,16 @@ def run_referee(options: RefereeOptions) -> int:
         return 0
 
 
-def _play_referee(session: ChompSession, web: str | None, new_code: bool = False) -> None:
+def _play_referee(
+    session: ChompSession, web: str | None, new_code: bool = False, db: str | None = None
+) -> None:
     """The referee's screen (and page) over an open session, until the table stops."""
     from companion.tables.chomp.screen import TableView, serve, status_light
 
     config = session.config
     stop_web = None
     try:
-        stop_web = _serve_web(web, session, new_code=new_code)
+        stop_web = _serve_web(web, session, new_code=new_code, history_db=db)
         lines = [f"pins: {session.factory.detail}"]
         lines += [
             f"press source {s.name}: {s.timing}, ±{s.uncertainty_us} us" for s in session.sources

@@ -40,6 +40,7 @@ class ChompWebTable:
     """The hub's ``chomp`` table over a running :class:`ChompSession`."""
 
     name = "chomp"
+    history_db: str | None = None  # the database it records into: the History tab reads it
 
     def __init__(
         self,

@@ -110,18 +110,20 @@ def run(options: GetBitOptions) -> int:
         reader_specs=specs,
         tag_options=tag_options,
     )
-    _play(table, web, options.new_code)
+    settings = config.settings if config is not None else TableSettings()
+    _play(table, web, options.new_code, settings.database(options.db))
     session = table.session
     state = session.state
     done = f"game over, {state.winner} won" if state.over else f"after round {state.rounds}"
     print(f"saved {session.path} ({done}): companion getbit replay {session.path}", file=sys.stderr)
-    settings = config.settings if config is not None else TableSettings()
     if state.over and settings.recording(refused=not options.history):
         _remember(session.game, settings.database(options.db), session.path)
     return 0
 
 
-def _play(table: GetBitTable, web: str | None, new_code: bool = False) -> None:
+def _play(
+    table: GetBitTable, web: str | None, new_code: bool = False, db: str | None = None
+) -> None:
     """The screen (and the page beside it) until the table is left; the table is closed
     whatever happens."""
     from companion.tables.getbit.screen import serve
@@ -129,7 +131,7 @@ def _play(table: GetBitTable, web: str | None, new_code: bool = False) -> None:
     stop_web = None
     try:
         if web is not None:
-            stop_web = _serve_web(web, table, new_code)
+            stop_web = _serve_web(web, table, new_code, db)
         serve(table)
     finally:
         if stop_web is not None:
@@ -290,14 +292,19 @@ def _colours(text: str | None, setup: Setup) -> dict[str, str]:
     return colours
 
 
-def _serve_web(listen: str, table: GetBitTable, new_code: bool = False) -> Callable[[], None]:
+def _serve_web(
+    listen: str, table: GetBitTable, new_code: bool = False, db: str | None = None
+) -> Callable[[], None]:
     """``--web``: the Get Bit! page served beside the terminal, its join code kept beside
-    the save file; returns how to stop it."""
+    the save file; returns how to stop it. ``db``: the history database the table records
+    into (the History tab reads it)."""
     from companion.tables.getbit.web import GetBitWebTable
     from companion.tables.web.serve import serve_page, table_code_file
 
     code_file = table_code_file(table.session.path, "getbit")
-    return serve_page(GetBitWebTable(table), listen, table.notify, code_file, new_code)
+    page = GetBitWebTable(table)
+    page.history_db = db
+    return serve_page(page, listen, table.notify, code_file, new_code)
 
 
 def _remember(game: Replay, db: str | None, path: Path) -> None:

@@ -33,6 +33,7 @@ class GetBitWebTable(WatchedTable):
     """The hub's ``getbit`` table over a :class:`GetBitTable`."""
 
     name = "getbit"
+    history_db: str | None = None  # the database it records into: the History tab reads it
 
     def __init__(self, table: GetBitTable) -> None:
         self.table = table

@@ -53,6 +53,7 @@ from companion import text as gate
 from companion.errors import InputError
 from companion.games.foodchain import Catalog as FoodChainCatalog
 from companion.tables.web import new_code, normal_code, save_code
+from companion.tables.web.history import routes as history_routes
 from companion.tables.web.hub import Hub, SeatRefused, Snapshot
 from companion.tables.web.photo import PhotoTable
 from companion.tables.web.sheet import score_sheet
@@ -133,6 +134,7 @@ class Site:
     code: str
     photo: PhotoTable
     foodchain: FoodChainCatalog | None = None
+    history_db: str | None = None  # the history tab's database (None: the default one)
     limits: Limits = field(default_factory=Limits)
     code_file: Path | None = None
     streams: int = 0
@@ -604,6 +606,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 def create_app(site: Site) -> Starlette:
     """The pages and API over ``site``; run it with uvicorn (:mod:`.serve`) or a test client."""
     routes = [
+        *history_routes(),  # the history tab: GET only, read-only
         Route("/", index),
         Route("/api/me", me),
         Route("/api/code", new_join_code, methods=["POST"]),

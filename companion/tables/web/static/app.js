@@ -572,6 +572,7 @@ function showTab() {
   document.body.classList.toggle("scoreboard", location.hash === "#board");
   for (const section of document.querySelectorAll(".tab")) section.hidden = section.id !== `tab-${tab}`;
   for (const a of document.querySelectorAll("nav a")) a.classList.toggle("on", a.dataset.tab === tab);
+  if (tab === "history" && !$("history-js")) document.body.append(el("script", { id: "history-js", src: "/static/history.js" }));
 }
 
 // What this page may do: the server's answer to /api/me drawn in the header.
