@@ -439,28 +439,40 @@ function readSheet() {
   return { players };
 }
 
+// The optional rule's draw is made once per sheet: its seed is sent back while the sheet
+// and the rule stay the same, so a second Score shows the same draw and the same winner.
+const sheetDraw = { key: null, seed: null };
+
 async function scoreSheet(event) {
   event.preventDefault();
   if (!ui.canChange) return showError("code: scoring needs the table's join code (Join, above)");
-  const result = await post(`/api/foodchain/score?rule=${$("rule").value}`, readSheet());
+  const sheet = readSheet();
+  const rule = $("rule").value;
+  const key = JSON.stringify([rule, sheet]);
+  const again = rule === "optional" && sheetDraw.key === key ? `&seed=${sheetDraw.seed}` : "";
+  const result = await post(`/api/foodchain/score?rule=${rule}${again}`, sheet);
   const box = $("sheet-report");
   box.replaceChildren();
   if (!result) return;
+  if (result.seed !== null) Object.assign(sheetDraw, { key, seed: result.seed });
+  drawSheetReport(box, result);
+}
+
+// The terminal's words (companion foodchain score): a row per player, then who wins; the
+// winner's row says so in words as well as in colour.
+function drawSheetReport(box, result) {
+  if (result.seed !== null) box.append(el("p", { class: "hint", id: "sheet-draw" }, `Optional rule (seed ${result.seed}): the same sheet scores with the same draw; the terminal repeats it with companion foodchain score --optional --seed ${result.seed}.`));
   const table = el("table", { class: "scores" });
-  const head = el("tr");
-  for (const h of ["player", "eaten", result.rule === "optional" ? "taken" : "tokens", "total"]) head.append(el("th", {}, h));
-  table.append(head);
-  for (const [p, s] of Object.entries(result.players)) {
-    const row = el("tr", result.winners.includes(p) ? { class: "winner" } : {});
-    const extra = result.rule === "optional" ? s.taken.map((t) => `${t.card} (${t.points}) from ${t.from}`).join("; ") || "0" : `${s.tokens}${s.captured ? ` (${s.captured} captured)` : ""}`;
-    for (const v of [p, `${s.eaten_points} (${s.eaten.length} cards)`, extra, s.total]) row.append(el("td", {}, String(v)));
+  for (const [p, eaten, extra, total] of result.report.rows) {
+    const won = result.winners.includes(p);
+    const row = el("tr", won ? { class: "winner" } : {});
+    row.append(el("td", {}, won ? `${p} ★ wins` : p));
+    for (const v of [eaten, extra, total]) row.append(el("td", {}, v));
     table.append(row);
   }
   box.append(table);
-  const best = result.winners;
-  box.append(el("p", { class: "total" }, best.length === 1 ? `${best[0]} wins.` : `Shared victory: ${best.join(", ")}.`));
+  box.append(el("p", { class: "total" }, result.report.result));
   if (result.tokens_exchanged) box.append(el("p", { class: "hint" }, "Players holding each other's tokens exchanged them first."));
-  if (result.seed !== null) box.append(el("p", { class: "hint" }, `The optional rule's draw: seed ${result.seed}.`));
 }
 
 // ---- the page -------------------------------------------------------------------------
