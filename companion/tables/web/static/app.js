@@ -7,6 +7,7 @@ const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 56;
 const MARGIN = 22;
+const TAP = 48; // CSS px: the smallest target a finger hits
 
 const NAMES = {
   sh: "small herb.", mh: "medium herb.", lh: "large herb.",
@@ -148,6 +149,9 @@ function drawLand(svg, view) {
   const width = Math.max(view.width || 0, Math.max(...xs) - x0 + 1);
   const height = Math.max(view.height || 0, Math.max(...ys) - y0 + 1);
   svg.setAttribute("viewBox", `0 0 ${MARGIN + width * CELL + 4} ${MARGIN + height * CELL + 4}`);
+  // A cell is never under a fingertip (48 CSS px): a land wider than the screen slides
+  // inside its own box (.grid-box) rather than the page.
+  svg.style.minWidth = `${Math.ceil(((MARGIN + width * CELL + 4) * TAP) / CELL)}px`;
   const px = (x) => MARGIN + (x - x0) * CELL;
   const py = (y) => MARGIN + (y - y0) * CELL;
   for (let x = x0; x < x0 + width; x++) svg.append(el("svg:text", { x: px(x) + CELL / 2, y: 15, "text-anchor": "middle", "font-size": 13, fill: "#666" }, colName(x - x0)));
@@ -271,8 +275,16 @@ function buildPalette(tokens) {
 }
 
 function refreshTools() {
-  for (const b of document.querySelectorAll("#palette button")) b.classList.toggle("on", ui.tool === "paint" && b.dataset.token === ui.token);
-  for (const b of document.querySelectorAll("[data-tool]")) b.classList.toggle("on", b.dataset.tool === ui.tool);
+  // The chosen one is said (aria-pressed, a tick), not only coloured.
+  for (const b of document.querySelectorAll("#palette button")) {
+    const on = ui.tool === "paint" && b.dataset.token === ui.token;
+    b.classList.toggle("on", on);
+    b.setAttribute("aria-pressed", String(on));
+  }
+  for (const b of document.querySelectorAll("[data-tool]")) {
+    b.classList.toggle("on", b.dataset.tool === ui.tool);
+    b.setAttribute("aria-pressed", String(b.dataset.tool === ui.tool));
+  }
   $("hint").textContent = {
     paint: `Tap cells to put ${NAMES[ui.token]} (${ui.token}) on them. A large dino joins its other half by itself.`,
     join: ui.first ? "Now tap the cell next to it: one section (tap again to split)." : "Tap a cell, then the one next to it, to make them one section.",
