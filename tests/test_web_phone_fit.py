@@ -140,14 +140,35 @@ def test_land_photo_and_food_chain_tabs_fit_tap_and_pass_axe(
     page.click("#grid-load")
     page.wait_for_selector("#land-grid path.herd")
     found = visit(page, "land", "#land-grid rect", size, shots, "land")
+    cells = page.eval_on_selector_all(
+        "#land-grid rect.cell", "rs => rs.map(r => r.getBoundingClientRect().width)"
+    )
+    if min(cells) < SMALLEST - 4:  # a cell is drawn 2 px inside its 48 px square
+        found.append(f"land at {size}: a cell of the grid is {min(cells):.0f} px wide")
     page.evaluate("location.hash = '#photo'")
     page.set_input_files("#photo-input", str(photo))
     page.wait_for_selector("input[data-nest]", state="attached", timeout=60_000)
     found += visit(page, "photo", "#eggs-save", size, shots, "photo")
     page.evaluate("location.hash = '#foodchain'")
+    rows = page.locator(".player").all()
+    rows[0].locator(".p-eaten").fill("cranberry, rabbit, 3")
+    rows[1].locator(".p-eaten").fill("acorn, mouse, 4")
+    rows[0].locator(".p-tokens").fill("red 4, blue 2")  # two of bob's: two cards drawn
+    rows[1].locator(".p-tokens").fill("blue 2")
     page.select_option("#rule", "optional")
     page.click("#sheet button[type=submit]")
     found += visit(page, "foodchain", "#sheet-report .total", size, shots, "foodchain")
+    # F13's draw is made once for the sheet: Score again, the same draw and winner.
+    first = page.inner_text("#sheet-report")
+    assert "null" not in first and " from " in first
+    page.evaluate("document.querySelector('#sheet-report').replaceChildren()")
+    page.click("#sheet button[type=submit]")
+    page.wait_for_selector("#sheet-report .total")
+    assert page.inner_text("#sheet-report") == first
+    # A phone without the code: the join panel, its QR and the code field.
+    watcher = open_at(browser, url, None, size)
+    watcher.click("#show-join")
+    found += visit(watcher, "land", "#code-form #code", size, shots, "join")
     assert not found, "\n".join(found)
 
 
@@ -203,6 +224,7 @@ def test_chips_with_its_question_fits_tap_and_pass_axe(
         page.fill("#chips-line", "5")
         page.click("#chips-form button")
         page.click('[data-line="4"]')
+        page.wait_for_selector('#chips-said li:has-text("> 4:")')
         for line in ("draw", "mad 3"):  # cat's Mad Fish: a Golden Knight or not?
             page.fill("#chips-line", line)
             page.click("#chips-form button")
