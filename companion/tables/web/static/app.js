@@ -13,7 +13,7 @@ const NAMES = {
   sh: "small herb.", mh: "medium herb.", lh: "large herb.",
   sc: "small carn.", mc: "medium carn.", lc: "large carn.",
   sh2: "2 small herb.", sh3: "3 small herb.",
-  P: "plants", T: "tar pit", M: "meat", N: "nest", E: "nest+egg", e: "egg icon",
+  P: "plants", T: "tar pit", M: "meat", N: "nest", E: "nest + egg", e: "egg icon",
   _: "ground", ".": "erase",
 };
 const WHY = {
