@@ -106,8 +106,9 @@ def problems_of(page: Any, where: str) -> list[str]:
 def visit(page: Any, tab: str, ready: str, size: str, shots: Path, name: str) -> list[str]:  # noqa: F811
     page.evaluate(f"location.hash = '#{tab}'")
     page.wait_for_selector(ready)
-    if size == "portrait":
-        page.screenshot(path=str(shots / f"fit-{name}-360.png"), full_page=True)
+    if size != "tablet":
+        wide = SIZES[size][0]
+        page.screenshot(path=str(shots / f"fit-{name}-{wide}.png"), full_page=True)
     return problems_of(page, f"{name} at {size}")
 
 
@@ -263,6 +264,7 @@ def test_the_chomp_demo_fits_tap_and_pass_axe(
         page.click('[data-slap="shelly"]')
         page.wait_for_selector("#chomp-picture svg")
         found = visit(page, "chomp", "#chomp-verdict .total", size, shots, "chomp-demo")
+        found += visit(page, "board", "#chomp-verdict .total", size, shots, "chomp-board")
         assert not found, "\n".join(found)
     finally:
         served.close()
