@@ -32,7 +32,10 @@ function drawChips() {
     card.append(el("span", { class: "count" }, String(p.cards)));
     card.append(el("small", {}, p.out ? "out" : `cards${p.new ? ` (${p.new} new)` : ""}`));
     const mad = el("small", { class: "mad", "data-mad": p.name }, `Mad Fish ${p.mad_fish}/${s.mad_fish_to_lose}`);
-    if (p.mad_fish >= s.mad_fish_to_lose - 1 && !p.out) mad.classList.add("danger");
+    if (p.mad_fish >= s.mad_fish_to_lose - 1 && !p.out) { // in words too, not red alone
+      mad.classList.add("danger");
+      mad.textContent += " ⚠ one more loses";
+    }
     card.append(mad, el("small", {}, `${p.down} face down`));
     board.append(card);
   }
