@@ -56,9 +56,9 @@ def answers(helper: ChipsHelper) -> list[dict[str, str]]:
     if step.step in (ChipsStep.SIR_FRIES, ChipsStep.TRIPLE, ChipsStep.HEROES):
         return [{"line": "done", "text": "done"}]
     if step.step in (ChipsStep.SPY_FRY, ChipsStep.FISH_TIME):
-        return [
-            {"line": p, "text": p} for p in t.players if p != t.actor and p not in t.out
-        ]  # fmt: skip
+        others = [p for p in t.players if p != t.actor and p not in t.out]
+        # A name is typed as one word at the terminal: a name with a space is typed there.
+        return [{"line": p, "text": p} for p in others if len(p.split()) == 1]
     return []
 
 
