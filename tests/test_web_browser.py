@@ -304,12 +304,12 @@ def test_the_food_chain_sheet_is_a_form_and_held_tokens_are_exchanged(
     page.wait_for_selector("#sheet-report .total")
     # Each holds one of the other's tokens: they are exchanged before counting.
     assert page.inner_text("#sheet-report tr.winner").split("\t") == [
-        "ann",
-        "11 (3 cards)",
-        "4",
-        "15",
+        "ann ★ wins",  # in words too, not by its colour alone
+        "eaten 11 (3 cards)",
+        "tokens 4",
+        "total 15",
     ]
-    assert page.inner_text("#sheet-report .total") == "ann wins."
+    assert page.inner_text("#sheet-report .total") == "ann wins with 15 points."
     assert "exchanged them first" in page.inner_text("#sheet-report")
     rows[1].locator(".p-eaten").fill("acorn, unicorn")
     page.click("#sheet button[type=submit]")

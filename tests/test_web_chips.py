@@ -167,3 +167,34 @@ def test_companion_chips_web_serves_the_game_typed_at_the_terminal(
     save = tmp_path / "chips.json"
     assert main(["chips", "--players", "ann,bob", "--save", str(save), "--web", "127.0.0.1:0"]) == 0
     assert seen and seen[-1]["top"] == 5 and seen[-1]["legal"] == [4, 5, 6]
+
+
+def test_the_golden_knight_question_is_asked_with_buttons_the_terminal_s_words(
+    served: tuple[TestClient, ChipsHelper],
+) -> None:
+    client, _ = served
+    for line in ("5", "4", "draw", "mad 3"):
+        assert command(client, line).status_code == 200, line
+    s = state(client)
+    assert s["prompt"].endswith("(knight / no)")
+    assert [a["line"] for a in s["answers"]] == ["knight", "no"]
+    assert s["legal"] == []  # a question, not a discard
+    assert command(client, "no").status_code == 200  # the button's line is the terminal's
+    s = state(client)
+    assert s["answers"] == [] and s["said"][-1]["line"] == "no"
+
+
+def test_done_and_whose_hand_are_asked_with_buttons_too(
+    served: tuple[TestClient, ChipsHelper],
+) -> None:
+    client, _ = served
+    for line in ("5", "6 triple"):
+        assert command(client, line).status_code == 200, line
+    assert [a["line"] for a in state(client)["answers"]] == ["done"]
+    for line in ("7", "8", "9 spy"):  # the Triple Chips' last card a Spy Fry: whose hand?
+        assert command(client, line).status_code == 200, line
+    s = state(client)
+    assert s["prompt"] == "ann: Spy Fry, whose hand do you look at? (name a player)"
+    assert [a["line"] for a in s["answers"]] == ["bob", "cat"]  # not ann's own
+    assert command(client, "cat").status_code == 200
+    assert state(client)["answers"] == []

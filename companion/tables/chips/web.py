@@ -41,6 +41,29 @@ def legal_discards(helper: ChipsHelper) -> list[int]:
     return sorted(set(neighbours(t.top)))
 
 
+def answers(helper: ChipsHelper) -> list[dict[str, str]]:
+    """The table's open question as buttons: each a typed line and what it says.
+
+    A question the prompt ends with (a Golden Knight or not, done, whose hand) is answered
+    with a tap as well as typed; the line is the one the terminal takes."""
+    t = helper.table
+    step = t.pending
+    if step is None or t.actor is None or t.winner is not None:
+        return []
+    if step.step is ChipsStep.KNIGHT:
+        return [
+            {"line": "knight", "text": "knight: cover the Mad Fish"},
+            {"line": "no", "text": "no: keep the Mad Fish"},
+        ]
+    if step.step in (ChipsStep.SIR_FRIES, ChipsStep.TRIPLE, ChipsStep.HEROES):
+        return [{"line": "done", "text": "done"}]
+    if step.step in (ChipsStep.SPY_FRY, ChipsStep.FISH_TIME):
+        others = [p for p in t.players if p != t.actor and p not in t.out]
+        # A name is typed as one word at the terminal: a name with a space is typed there.
+        return [{"line": p, "text": p} for p in others if len(p.split()) == 1]
+    return []
+
+
 class ChipsWebTable(WatchedTable):
     """The hub's ``chips`` table over a :class:`ChipsHelper`."""
 
@@ -90,6 +113,7 @@ class ChipsWebTable(WatchedTable):
             "mad_fish_to_lose": t.rules.mad_fish_to_lose,
             "prompt": t.prompt(),
             "legal": legal_discards(self.helper),
+            "answers": answers(self.helper),
             "can_draw": t.top is not None and t.pending is None and t.can_draw(),
             "undo": bool(self.helper.turns),
             "said": list(self.said),

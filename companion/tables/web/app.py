@@ -571,7 +571,9 @@ async def foodchain_score(request: Request) -> Response:
     optional = request.query_params.get("rule", "standard")
     if optional not in ("standard", "optional"):
         raise Refused(400, "rule", "standard or optional")
-    return Json(score_sheet(sheet, site.foodchain, optional == "optional"))
+    given = request.query_params.get("seed")  # the page's first draw, sent back: kept
+    seed = None if given is None else gate.whole_number(given, "seed", low=0, high=10**9)
+    return Json(score_sheet(sheet, site.foodchain, optional == "optional", seed))
 
 
 # --------------------------------------------------------------------------------------

@@ -7,12 +7,13 @@ const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 56;
 const MARGIN = 22;
+const TAP = 48; // CSS px: the smallest target a finger hits
 
 const NAMES = {
   sh: "small herb.", mh: "medium herb.", lh: "large herb.",
   sc: "small carn.", mc: "medium carn.", lc: "large carn.",
   sh2: "2 small herb.", sh3: "3 small herb.",
-  P: "plants", T: "tar pit", M: "meat", N: "nest", E: "nest+egg", e: "egg icon",
+  P: "plants", T: "tar pit", M: "meat", N: "nest", E: "nest + egg", e: "egg icon",
   _: "ground", ".": "erase",
 };
 const WHY = {
@@ -250,6 +251,9 @@ function drawLand(svg, view) {
   const width = Math.max(view.width || 0, Math.max(...xs) - x0 + 1);
   const height = Math.max(view.height || 0, Math.max(...ys) - y0 + 1);
   svg.setAttribute("viewBox", `0 0 ${MARGIN + width * CELL + 4} ${MARGIN + height * CELL + 4}`);
+  // A cell is never under a fingertip (48 CSS px): a land wider than the screen slides
+  // inside its own box (.grid-box) rather than the page.
+  svg.style.minWidth = `${Math.ceil(((MARGIN + width * CELL + 4) * TAP) / CELL)}px`;
   const px = (x) => MARGIN + (x - x0) * CELL;
   const py = (y) => MARGIN + (y - y0) * CELL;
   for (let x = x0; x < x0 + width; x++) svg.append(el("svg:text", { x: px(x) + CELL / 2, y: 15, "text-anchor": "middle", "font-size": 13, fill: "#666" }, colName(x - x0)));
@@ -373,8 +377,16 @@ function buildPalette(tokens) {
 }
 
 function refreshTools() {
-  for (const b of document.querySelectorAll("#palette button")) b.classList.toggle("on", ui.tool === "paint" && b.dataset.token === ui.token);
-  for (const b of document.querySelectorAll("[data-tool]")) b.classList.toggle("on", b.dataset.tool === ui.tool);
+  // The chosen one is said (aria-pressed, a tick), not only coloured.
+  for (const b of document.querySelectorAll("#palette button")) {
+    const on = ui.tool === "paint" && b.dataset.token === ui.token;
+    b.classList.toggle("on", on);
+    b.setAttribute("aria-pressed", String(on));
+  }
+  for (const b of document.querySelectorAll("[data-tool]")) {
+    b.classList.toggle("on", b.dataset.tool === ui.tool);
+    b.setAttribute("aria-pressed", String(b.dataset.tool === ui.tool));
+  }
   $("hint").textContent = {
     paint: `Tap cells to put ${NAMES[ui.token]} (${ui.token}) on them. A large dino joins its other half by itself.`,
     join: ui.first ? "Now tap the cell next to it: one section (tap again to split)." : "Tap a cell, then the one next to it, to make them one section.",
@@ -541,28 +553,40 @@ function readSheet() {
   return { players };
 }
 
+// The optional rule's draw is made once per sheet: its seed is sent back while the sheet
+// and the rule stay the same, so a second Score shows the same draw and the same winner.
+const sheetDraw = { key: null, seed: null };
+
 async function scoreSheet(event) {
   event.preventDefault();
   if (!ui.canChange) return showError("code: scoring needs the table's join code (Join, above)");
-  const result = await post(`/api/foodchain/score?rule=${$("rule").value}`, readSheet());
+  const sheet = readSheet();
+  const rule = $("rule").value;
+  const key = JSON.stringify([rule, sheet]);
+  const again = rule === "optional" && sheetDraw.key === key ? `&seed=${sheetDraw.seed}` : "";
+  const result = await post(`/api/foodchain/score?rule=${rule}${again}`, sheet);
   const box = $("sheet-report");
   box.replaceChildren();
   if (!result) return;
+  if (result.seed !== null) Object.assign(sheetDraw, { key, seed: result.seed });
+  drawSheetReport(box, result);
+}
+
+// The terminal's words (companion foodchain score): a row per player, then who wins; the
+// winner's row says so in words as well as in colour.
+function drawSheetReport(box, result) {
+  if (result.seed !== null) box.append(el("p", { class: "hint", id: "sheet-draw" }, `Optional rule (seed ${result.seed}): the same sheet scores with the same draw; the terminal repeats it with companion foodchain score --optional --seed ${result.seed}.`));
   const table = el("table", { class: "scores" });
-  const head = el("tr");
-  for (const h of ["player", "eaten", result.rule === "optional" ? "taken" : "tokens", "total"]) head.append(el("th", {}, h));
-  table.append(head);
-  for (const [p, s] of Object.entries(result.players)) {
-    const row = el("tr", result.winners.includes(p) ? { class: "winner" } : {});
-    const extra = result.rule === "optional" ? s.taken.map((t) => `${t.card} (${t.points}) from ${t.from}`).join("; ") || "0" : `${s.tokens}${s.captured ? ` (${s.captured} captured)` : ""}`;
-    for (const v of [p, `${s.eaten_points} (${s.eaten.length} cards)`, extra, s.total]) row.append(el("td", {}, String(v)));
+  for (const [p, eaten, extra, total] of result.report.rows) {
+    const won = result.winners.includes(p);
+    const row = el("tr", won ? { class: "winner" } : {});
+    row.append(el("td", {}, won ? `${p} ★ wins` : p));
+    for (const v of [eaten, extra, total]) row.append(el("td", {}, v));
     table.append(row);
   }
   box.append(table);
-  const best = result.winners;
-  box.append(el("p", { class: "total" }, best.length === 1 ? `${best[0]} wins.` : `Shared victory: ${best.join(", ")}.`));
+  box.append(el("p", { class: "total" }, result.report.result));
   if (result.tokens_exchanged) box.append(el("p", { class: "hint" }, "Players holding each other's tokens exchanged them first."));
-  if (result.seed !== null) box.append(el("p", { class: "hint" }, `The optional rule's draw: seed ${result.seed}.`));
 }
 
 // ---- the page -------------------------------------------------------------------------

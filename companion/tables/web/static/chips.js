@@ -31,16 +31,21 @@ function drawChips() {
   board.replaceChildren();
   for (const p of s.players) {
     const card = el("div", { class: `seat${p.out ? " out" : ""}${p.acts ? " lit" : ""}`, "data-seat": p.name });
-    card.append(el("span", { class: `led${p.acts ? " on" : ""}` }), el("b", {}, p.name));
+    card.append(el("span", { class: `led${p.acts ? " on" : ""}` }), el("b", {}, p.acts ? `▸ ${p.name}` : p.name));
     card.append(el("span", { class: "count" }, String(p.cards)));
     card.append(el("small", {}, p.out ? "out" : `cards${p.new ? ` (${p.new} new)` : ""}`));
     const mad = el("small", { class: "mad", "data-mad": p.name }, `Mad Fish ${p.mad_fish}/${s.mad_fish_to_lose}`);
-    if (p.mad_fish >= s.mad_fish_to_lose - 1 && !p.out) mad.classList.add("danger");
+    if (p.mad_fish >= s.mad_fish_to_lose - 1 && !p.out) { // in words too, not red alone
+      mad.classList.add("danger");
+      mad.textContent += " ⚠ one more loses";
+    }
     card.append(mad, el("small", {}, `${p.down} face down`));
     board.append(card);
   }
   const quick = $("chips-quick");
   quick.replaceChildren();
+  // The question the prompt asks (knight / no, done, whose hand): a button per answer.
+  for (const a of s.answers || []) quick.append(quickButton(a.line, a.text));
   for (const n of s.legal) quick.append(quickButton(String(n), `discard ${n}`));
   if (s.can_draw) quick.append(quickButton("draw", "draw"));
   if (s.undo) quick.append(quickButton("undo", "undo"));

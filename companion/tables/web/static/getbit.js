@@ -1,4 +1,4 @@
-// Get Bit!: the line of robots with their limbs drawn (the shark at the front), each
+// Get Bit!: the line of robots with their limbs drawn (the shark at the back), each
 // robot's hand, the round's cards tapped in, or chosen secretly on each player's phone.
 "use strict";
 
@@ -41,17 +41,26 @@ function drawGetBit() {
   const byName = Object.fromEntries(s.robots.map((r) => [r.robot, r]));
   const bitten = s.last ? s.last.bitten : null;
   $("getbit-status").textContent = s.over ? `Game over: ${s.winner} wins.` : `Round ${s.round} · cards 1-${s.hand_size}${s.memory ? " · memory game" : ""}`;
+  // As the terminal draws it: "front ▸ a · b · c ◂ shark", the out robots after.
   const line = $("getbit-line");
-  line.replaceChildren(el("div", { class: "shark", title: "the shark: the front of the line is here" }, "shark ▸"));
-  for (const name of s.line.concat(s.robots.filter((r) => r.out).map((r) => r.robot))) {
+  line.replaceChildren(el("div", { class: "end front", title: "the front of the line" }, "front ▸"));
+  const botBox = (name) => {
     const r = byName[name];
     const box = el("div", { class: `bot${r.out ? " out" : ""}`, "data-bot": name });
     box.append(robotSvg(r, name === bitten));
     box.append(el("b", {}, name), el("small", {}, `${r.player} · ${r.limbs} limb${r.limbs === 1 ? "" : "s"}${r.out ? " · out" : ""}`));
     box.append(el("small", { class: "hand" }, r.hand ? `hand ${r.hand.join(" ")}` : `${r.cards_left} cards`));
+    if (name === bitten) box.append(el("span", { class: "bit" }, "bitten ✗")); // not by red alone
     if (r.chosen) box.append(el("small", { class: "chosen" }, "chosen ✓"));
-    line.append(box);
-  }
+    return box;
+  };
+  const robots = el("div", { class: "robots" });
+  for (const name of s.line) robots.append(botBox(name));
+  line.append(robots, el("div", { class: "end shark", title: "the shark, at the back of the line" }, "◂ shark"));
+  const outs = s.robots.filter((r) => r.out).map((r) => r.robot);
+  const gone = $("getbit-out");
+  gone.replaceChildren();
+  if (outs.length) gone.append(el("p", { class: "outs" }, "out of the game:"), ...outs.map(botBox));
   const last = $("getbit-last");
   last.replaceChildren();
   if (s.last) {
