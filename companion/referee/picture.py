@@ -183,7 +183,7 @@ def round_svg(
     low, high = _span(audited.presses, window_from, audited.tie_window_us)
     name_room = max((len(p) for p in players), default=3) * 7 + 12
     left = min(max(name_room, 40), 110) if narrow else svg.LEFT + 40
-    right = width - (16 if narrow else svg.RIGHT)
+    right = width - (32 if narrow else svg.RIGHT)  # room for the last tick's label
     top = svg.TOP + 20
     bottom = top + ROW_HEIGHT * max(len(players), 1)
 

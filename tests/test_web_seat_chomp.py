@@ -1,0 +1,121 @@
+"""CHOMP!'s page as a seat, in a real browser at 360 x 740 and 1024 x 768 (issue 24).
+
+A phone claims its seat ("This is me"), sees its card large and every seat's card, slaps
+with the one Slap button, and reads how its press was judged; a watcher sees the cards
+too; the verdict's lines are the terminal's; the round's picture reads at 12 px or more.
+Same chromium and helpers as tests/test_web_browser.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_web_browser import browser, phone, shots  # noqa: F401
+from test_web_browser_tables import Served
+
+from companion.games.chomp import Mode, TwoPlayerEnd
+from companion.games.chomp.text import round_lines
+from companion.referee.audit import audit
+from companion.referee.journal import read_journal
+from companion.tables.chomp.demo import open_demo
+from companion.tables.chomp.session import ChompSession
+from companion.tables.chomp.web import ChompWebTable, press_feedback
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SIZES = {"phone": {"width": 360, "height": 740}, "tablet": {"width": 1024, "height": 768}}
+BUZZES = "window.buzzes = []; navigator.vibrate = (ms) => { window.buzzes.push(ms); return true; };"
+SMALLEST_TEXT_PX = """() => {
+  const svg = document.querySelector('#chomp-picture svg');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const sizes = [...svg.querySelectorAll('text')].map(
+    (t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+  return Math.min(...sizes);
+}"""
+SMALL_BUTTONS = """() => [...document.querySelectorAll('#tab-chomp button, #tab-chomp select')]
+  .filter((b) => b.offsetParent !== null)
+  .map((b) => [b.id || b.textContent, b.getBoundingClientRect()])
+  .filter(([, r]) => r.width < 48 || r.height < 48).map(([name]) => name)"""
+
+
+@pytest.fixture()
+def demo(tmp_path: Path) -> Iterator[tuple[Served, ChompSession, ChompWebTable]]:
+    session, simulated = open_demo(
+        ["you", "shelly", "finn"], [], Mode.STANDARD, TwoPlayerEnd.COUNT, seed=5,
+        journal=tmp_path / "demo.jsonl",
+    )  # fmt: skip
+    table = ChompWebTable(session, simulated.press)
+    served = Served([table], [session.daemon.run])
+    yield served, session, table
+    served.close()
+    simulated.close()
+    session.close()
+
+
+def seat_phone(browser: Any, served: Served, size: str, seat: str | None) -> Any:  # noqa: F811
+    """A phone at ``size`` (device scale 1); with ``seat``, joined and claiming it."""
+    code = served.site.code if seat else None
+    page = phone(browser, served.url, code, SIZES[size])  # type: ignore[arg-type]
+    page.add_init_script(BUZZES)
+    page.reload()
+    page.wait_for_selector("#live.on")
+    if seat:
+        page.click(f'[data-me="{seat}"]')
+        page.wait_for_selector("#chomp-me:not([hidden])")
+    return page
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_seat_plays_a_demo_round_from_the_page_alone(
+    browser: Any,  # noqa: F811
+    demo: tuple[Served, ChompSession, ChompWebTable],
+    shots: Path,  # noqa: F811
+    size: str,
+) -> None:
+    served, session, table = demo
+    you = seat_phone(browser, served, size, "you")
+    shelly = seat_phone(browser, served, size, "shelly")
+    watcher = seat_phone(browser, served, size, None)
+    assert you.inner_text("#chomp-me-name") == "you"
+    assert you.is_hidden('[data-me="shelly"]')  # a seat another page holds is not offered
+    assert watcher.is_hidden("#chomp-me") and not watcher.query_selector("[data-me]")
+    you.click("#chomp-start")
+    you.wait_for_selector("#chomp-my-card.up")
+    shown = table.state()["shown"]
+    assert you.inner_text("#chomp-my-card").lower() == " + ".join(shown["you"]).replace("_", " ")
+    assert you.evaluate("window.buzzes") == [200]  # the buzz at the reveal
+    you.click("#chomp-slap")
+    you.wait_for_function(
+        "document.querySelector('#chomp-feedback').textContent.includes('received')"
+    )
+    shelly.click("#chomp-slap")
+    you.wait_for_selector("#chomp-feedback .press")
+    # Everyone's card, by name, on every page (the watcher's too).
+    for page in (you, shelly, watcher):
+        for seat, cards in shown.items():
+            words = page.inner_text(f'[data-shown="{seat}"]').lower()
+            assert words == "shows " + " + ".join(cards).replace("_", " ")
+    # The feedback is the referee's, judged again from the journal.
+    audited = audit(read_journal(session.config.journal).entries)[0]
+    mine = [press_feedback(p) for p in audited.presses if p.player == "you"]
+    assert mine and mine[0]["word"] in ("counted", "bad chomp", "false start", "too late")
+    assert you.inner_text("#chomp-feedback .press") == f"Round 1: {mine[0]['text']}"
+    assert " ms" in mine[0]["text"]  # with the lead (or how late, or how early)
+    # The verdict's lines are the terminal's, and only a winner's seat shows winning.
+    lines = [watcher.inner_text("#chomp-verdict .total")]
+    lines += watcher.locator("#chomp-verdict .lines li").all_inner_texts()
+    assert lines == round_lines(1, audited.verdict)
+    winner = audited.verdict.winner
+    winning = watcher.locator(".seat.wins").all_inner_texts()
+    assert len(winning) == (1 if winner else 0)
+    if winner:
+        assert watcher.inner_text(f'.seat[data-seat="{winner}"] .won') == "wins"
+    # Fits the screen: no sideways scroll, every target 48 px, the picture's text 12 px.
+    for page in (you, watcher):
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        assert page.evaluate(SMALL_BUTTONS) == []
+        assert page.evaluate(SMALLEST_TEXT_PX) >= 12
+    you.screenshot(path=str(shots / f"web-chomp-seat-{size}.png"), full_page=True)
