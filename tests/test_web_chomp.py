@@ -456,8 +456,20 @@ def test_press_feedback_names_counted_too_late_bad_chomp_and_false_start() -> No
     late = press_feedback(PressRow("bob", 212_300, "gpio", "ignored: after the decision", 12_300))
     assert (late["word"], late["lead_us"]) == ("too late", -12_300)
     assert late["text"] == "too late: 12.3 ms after the first"
+    alone = PressRow("ann", 200_000, "gpio", "winner")  # no other valid slap: any next press
+    assert press_feedback(alone)["text"] == "counted: first: nobody else pressed"
+    bad_after = PressRow("bob", 230_000, "gpio", "bad chomp")
+    assert press_feedback(alone, [alone, bad_after])["text"] == "counted: first by 30.0 ms"
     tie = press_feedback(PressRow("cat", 200_400, "gpio", "tie", 400))
-    assert tie["word"] == "counted" and tie["text"] == "counted: a tie, 0.4 ms after the first"
+    window = "(inside the tie window)"
+    assert (
+        tie["word"] == "counted"
+        and tie["text"] == f"counted: a tie, 0.4 ms after the first {window}"
+    )
+    first = PressRow("ann", 200_000, "gpio", "tie", 0)
+    assert press_feedback(first, [first, PressRow("cat", 200_400, "gpio", "tie", 400)])["text"] == (
+        f"counted: a tie, first by 0.4 ms {window}"
+    )
     bad = press_feedback(PressRow("dan", 150_000, "gpio", "bad chomp"))
     assert bad["text"] == "bad chomp: 150.0 ms after the reveal"
     early = press_feedback(PressRow("eve", -50_000, "gpio", "bad chomp: false start"))

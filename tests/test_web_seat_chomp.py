@@ -35,6 +35,7 @@ SMALLEST_TEXT_PX = """() => {
     (t) => parseFloat(getComputedStyle(t).fontSize) * scale);
   return Math.min(...sizes);
 }"""
+SLAP = "document.querySelector('#chomp-slap').click()"
 SMALL_BUTTONS = """() => [...document.querySelectorAll('#tab-chomp button, #tab-chomp select')]
   .filter((b) => b.offsetParent !== null)
   .map((b) => [b.id || b.textContent, b.getBoundingClientRect()])
@@ -100,7 +101,7 @@ def test_a_seat_plays_a_demo_round_from_the_page_alone(
             assert words == "shows " + " + ".join(cards).replace("_", " ")
     # The feedback is the referee's, judged again from the journal.
     audited = audit(read_journal(session.config.journal).entries)[0]
-    mine = [press_feedback(p) for p in audited.presses if p.player == "you"]
+    mine = [press_feedback(p, audited.presses) for p in audited.presses if p.player == "you"]
     assert mine and mine[0]["word"] in ("counted", "bad chomp", "false start", "too late")
     assert you.inner_text("#chomp-feedback .press") == f"Round 1: {mine[0]['text']}"
     assert " ms" in mine[0]["text"]  # with the lead (or how late, or how early)
@@ -119,3 +120,34 @@ def test_a_seat_plays_a_demo_round_from_the_page_alone(
         assert page.evaluate(SMALL_BUTTONS) == []
         assert page.evaluate(SMALLEST_TEXT_PX) >= 12
     you.screenshot(path=str(shots / f"web-chomp-seat-{size}.png"), full_page=True)
+
+
+def test_a_seats_feedback_is_counted_with_its_lead_or_bad_chomp_round_after_round(
+    browser: Any,  # noqa: F811
+    demo: tuple[Served, ChompSession, ChompWebTable],
+) -> None:
+    served, session, table = demo
+    you = seat_phone(browser, served, "phone", "you")
+    shelly = seat_phone(browser, served, "phone", "shelly")
+    seen: dict[str, str] = {}
+    for n in range(1, 9):  # until both kinds came (the seeded deck decides which round)
+        you.click("#chomp-start")
+        you.wait_for_selector("#chomp-my-card.up")
+        for page in (you, shelly):  # as close together as two phones can
+            page.evaluate(SLAP)
+        you.wait_for_function(
+            f"(document.querySelector('#chomp-feedback .press') || {{}}).textContent"
+            f"?.startsWith('Round {n}:')"
+        )
+        shown = you.inner_text("#chomp-feedback .press")
+        word = you.get_attribute("#chomp-feedback .press", "data-word")
+        assert word is not None
+        seen.setdefault(word, shown)
+        you.wait_for_function("!document.querySelector('#chomp-start').disabled")
+        if {"counted", "bad chomp"} <= set(seen) or table.state()["over"]:
+            break
+    counted = seen["counted"]
+    assert counted.startswith("Round ") and ": counted: " in counted
+    # With the lead over shelly's press when hers came before the decision, else said so.
+    assert counted.endswith((" ms", "window)", "nobody else pressed"))
+    assert "bad chomp: " in seen["bad chomp"] and seen["bad chomp"].endswith("after the reveal")

@@ -14,7 +14,7 @@ Stdlib only (the hub is too): the web server is attached by whoever serves it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from companion import text as gate
@@ -184,12 +184,13 @@ class ChompWebTable:
         """The last decided round for people: the terminal's lines, the winner (the only
         seat a page shows as winning), each press's feedback, and the phone's picture."""
         verdict = last.verdict
+        presses = sorted(last.presses, key=lambda p: p.t_us)
         return {
             "n": last.n,
             "headline": headline(verdict),
             "lines": round_lines(last.n, verdict, self._went_out.get(last.n, ())),
             "winner": verdict.winner,
-            "presses": [press_feedback(p) for p in sorted(last.presses, key=lambda p: p.t_us)],
+            "presses": [press_feedback(p, presses) for p in presses],
             "svg": self.picture(last.n),
         }
 
@@ -268,17 +269,31 @@ def _ms(us: int) -> str:
     return f"{abs(us) / 1000:,.1f} ms"
 
 
-def press_feedback(press: PressRow) -> dict[str, Any]:
+def _lead_us(press: PressRow, presses: Sequence[PressRow]) -> int | None:
+    """The winner's lead: over the next valid slap (the verdict's margin), else over the
+    next press of anyone else, whatever it was; None when nobody else pressed after it."""
+    if press.margin_us is not None:
+        return press.margin_us
+    after = [p.t_us for p in presses if p.player != press.player and p.t_us >= press.t_us]
+    return min(after) - press.t_us if after else None
+
+
+def press_feedback(press: PressRow, presses: Sequence[PressRow] = ()) -> dict[str, Any]:
     """One press for the person who made it: counted / too late / bad chomp / false start,
-    and by how much (the lead over the next valid slap, or the time behind the first)."""
+    and by how much (the lead over the next press, or the time behind the first);
+    ``presses`` are the round's, for the lead when no other slap was valid."""
     status = press.status
     if status == "winner":
         word = "counted"
-        how = f"first by {_ms(press.margin_us)}" if press.margin_us is not None else "first"
-        lead_us: int | None = press.margin_us
+        lead_us: int | None = _lead_us(press, presses)
+        how = "first: nobody else pressed" if lead_us is None else f"first by {_ms(lead_us)}"
+    elif status == "tie" and not press.vs_first_us:  # the first of the tied slaps
+        word, lead_us = "counted", _lead_us(press, presses)
+        how = "a tie" if lead_us is None else f"a tie, first by {_ms(lead_us)}"
+        how += " (inside the tie window)"
     elif status == "tie":
         word, lead_us = "counted", -(press.vs_first_us or 0)
-        how = f"a tie, {_ms(lead_us)} after the first"
+        how = f"a tie, {_ms(lead_us)} after the first (inside the tie window)"
     elif status.startswith("bad chomp"):
         false_start = press.t_us < 0
         word = "false start" if false_start else "bad chomp"
