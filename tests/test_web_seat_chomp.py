@@ -119,7 +119,20 @@ def test_a_seat_plays_a_demo_round_from_the_page_alone(
         assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
         assert page.evaluate(SMALL_BUTTONS) == []
         assert page.evaluate(SMALLEST_TEXT_PX) >= 12
+    for page in (you, watcher):  # axe-core on the CHOMP! tab: nothing critical or serious
+        assert serious_violations(page) == []
     you.screenshot(path=str(shots / f"web-chomp-seat-{size}.png"), full_page=True)
+
+
+def serious_violations(page: Any) -> list[str]:
+    """axe-core's critical and serious findings on the CHOMP! tab (skipped without it)."""
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
+    results = axe_module.Axe().run(page, context="#tab-chomp").response
+    return [
+        f"{v['id']}: {[n['target'] for n in v['nodes']]}"
+        for v in results["violations"]
+        if v["impact"] in ("critical", "serious")
+    ]
 
 
 def test_a_seats_feedback_is_counted_with_its_lead_or_bad_chomp_round_after_round(
