@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.games.chomp import Mode, TwoPlayerEnd
 from companion.referee.audit import audit
@@ -522,3 +524,34 @@ def test_the_seats_are_the_players_and_a_demo_slap_needs_its_seat_claimed(
     finally:
         simulated.close()
         session.close()
+
+
+STATUSES = [
+    "winner", "tie", "bad chomp", "bad chomp: false start", "ignored: after the decision",
+    "ignored: the winner needed no slap", "not counted: between rounds",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    status=st.sampled_from(STATUSES),
+    t_us=st.integers(-2_000_000, 10_000_000),
+    vs_first=st.none() | st.integers(0, 10_000_000),
+    margin=st.none() | st.integers(0, 10_000_000),
+    others=st.lists(st.integers(-2_000_000, 10_000_000), max_size=4),
+)
+def test_every_press_gets_one_of_the_words_and_a_sentence_that_starts_with_it(
+    status: str, t_us: int, vs_first: int | None, margin: int | None, others: list[int]
+) -> None:
+    from companion.referee.audit import PressRow
+    from companion.tables.chomp.web import press_feedback
+
+    press = PressRow("ann", t_us, "gpio", status, vs_first, margin)
+    rest = [PressRow(f"p{i}", t, "gpio", "bad chomp") for i, t in enumerate(others)]
+    said = press_feedback(press, [press, *rest])
+    assert said["word"] in ("counted", "too late", "bad chomp", "false start", "not needed")
+    assert said["text"].startswith(said["word"] + ": ")
+    if said["word"] == "counted" and status == "winner" and said["lead_us"] is not None:
+        assert said["lead_us"] >= 0 and said["text"].endswith(" ms")
+    if said["word"] == "false start":
+        assert t_us < 0

@@ -27,6 +27,7 @@ from companion.referee.audit import AuditedRound, PressRow
 
 ROW_HEIGHT = 36
 PHONE_WIDTH = 320  # a 360 px phone's column (the page's margins take the rest)
+NAME_CHARS = 13  # a longer name is cut on a phone (each mark's tooltip has it whole)
 TICK_ROOM = 64  # units between two tick labels: "+250,000" at 12 units, with air
 MARK_CLASS = {"winner": "winner", "tie": "tie"}
 MARK_COLOUR = {
@@ -215,7 +216,10 @@ def round_svg(
         legend_y = bottom + 48
     for row, player in enumerate(players):
         y = top + ROW_HEIGHT * (row + 0.5)
-        body.append(svg.text(left - 8, y + 4, player, "end"))
+        label = (
+            player if not narrow or len(player) <= NAME_CHARS else player[: NAME_CHARS - 1] + "…"
+        )
+        body.append(svg.text(left - 8, y + 4, label, "end"))
         body.append(svg.line(left, y, right, y, stroke="#eeeeee"))
         for press in (p for p in audited.presses if p.player == player):
             kind = _kind(press)
