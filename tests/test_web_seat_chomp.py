@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from test_web_browser import browser, phone, shots  # noqa: F401
-from test_web_browser_tables import Served
+from test_web_browser_tables import Served, chomp_table, slap, tap_cards  # noqa: F401
 
 from companion.games.chomp import Mode, TwoPlayerEnd
 from companion.games.chomp.text import round_lines
@@ -164,3 +164,41 @@ def test_a_seats_feedback_is_counted_with_its_lead_or_bad_chomp_round_after_roun
     # With the lead over shelly's press when hers came before the decision, else said so.
     assert counted.endswith((" ms", "window)", "nobody else pressed"))
     assert "bad chomp: " in seen["bad chomp"] and seen["bad chomp"].endswith("after the reveal")
+
+
+def test_on_the_referee_a_seat_page_shows_its_card_and_feedback_and_the_buttons_slap(
+    browser: Any,  # noqa: F811
+    chomp_table: tuple[Served, ChompSession],  # noqa: F811
+) -> None:
+    served, session = chomp_table
+    bob = seat_phone(browser, served, "phone", "bob")
+    assert bob.is_hidden("#chomp-slap")  # at a real table the buttons slap
+    assert "the buttons slap" in bob.inner_text("#chomp-slap-note")
+    bob.click("#chomp-start")
+    bob.wait_for_selector("#chomp-entry:not([hidden])")
+    assert bob.evaluate("window.buzzes") == [200]
+    slap(session, "bob")  # on the pins, as a hand would
+    tap_cards(bob, ["seal", "shark", "plankton"])
+    bob.click("#chomp-confirm")
+    bob.wait_for_selector("#chomp-feedback .press")
+    assert bob.inner_text("#chomp-my-card").lower() == "shark"
+    assert bob.get_attribute("#chomp-feedback .press", "data-word") == "counted"
+    assert bob.inner_text('.seat[data-seat="bob"] .won') == "wins"
+
+
+def test_a_seat_page_reclaims_its_seat_after_the_server_lost_the_claim(
+    browser: Any,  # noqa: F811
+    demo: tuple[Served, ChompSession, ChompWebTable],
+) -> None:
+    served, _, _ = demo
+    you = seat_phone(browser, served, "phone", "you")
+    # The server forgets the claim behind the page's back (as a restart does).
+    given_back = you.request.post(
+        f"{served.url}/api/tables/chomp/seat", data={"seat": None}, headers={"origin": served.url}
+    )
+    assert given_back.ok
+    assert you.request.get(f"{served.url}/api/me").json()["seats"] == {}
+    you.evaluate("LIVE.chomp.reclaim()")
+    you.wait_for_function("(ui.claimed.chomp || []).includes('you')")
+    assert you.request.get(f"{served.url}/api/me").json()["seats"] == {"chomp": "you"}
+    assert you.is_visible("#chomp-me") and you.inner_text("#chomp-me-name") == "you"

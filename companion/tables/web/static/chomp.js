@@ -32,12 +32,15 @@ LIVE.chomp = {
       return snap;
     });
   },
-  // After the server lost its claims (a restart): claim the remembered seat again if this
-  // page holds none and nobody else took it. Resolves to the snapshot, or null.
-  reclaim() {
+  // After the server lost its claims (a restart): asks the server which seat this page
+  // holds, and claims the remembered one again if it holds none (a seat another page took
+  // meanwhile is refused with one line). Resolves to the snapshot, or null.
+  async reclaim() {
     const seat = localStorage.getItem(SEAT_KEY);
-    const taken = (ui.claimed.chomp || []).includes(seat);
-    if (!seat || mySeat() || taken) return Promise.resolve(null);
+    if (!seat) return null;
+    const me = await (await fetch("/api/me")).json();
+    ui.seats = me.seats || {};
+    if (ui.seats.chomp) { drawChomp(); return null; }
     return LIVE.chomp.claim(seat);
   },
 };
@@ -113,7 +116,8 @@ function drawMe(s, mine) {
   const shown = shownOf(s, mine);
   $("chomp-my-card").textContent = shown || (s.phase === "countdown" ? "get ready…" : "no card up");
   $("chomp-my-card").classList.toggle("up", Boolean(shown));
-  const revealed = s.phase === "revealed" && chomp.phase !== "revealed";
+  // The buzz when the cards go up (not when a page opens on a round already revealed).
+  const revealed = s.phase === "revealed" && chomp.phase !== null && chomp.phase !== "revealed";
   if (revealed && navigator.vibrate) navigator.vibrate(200);
   const me = s.players.find((p) => p.name === mine);
   const slap = $("chomp-slap");
