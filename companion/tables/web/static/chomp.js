@@ -14,6 +14,10 @@ LIVE.chomp = {
   title: "CHOMP!",
   draw(state) { chomp.state = state; drawChomp(); },
   init() {
+    // CHOMP!'s style sheet, linked only where there is a CHOMP! table, once the page's own
+    // files are in: it then rides a connection already open (a browser opens up to six
+    // for the files of a page at once, and the server caps the connections per address).
+    document.head.append(el("link", { rel: "stylesheet", href: "/static/chomp.css" }));
     $("chomp-start").addEventListener("click", () => act("chomp", { type: "start" }));
     $("chomp-undo").addEventListener("click", () => { chomp.picks.pop(); drawEntry(); });
     $("chomp-confirm").addEventListener("click", confirmCards);
