@@ -98,3 +98,55 @@ def test_the_readme_shows_the_picture_the_command_draws() -> None:
     second = audit(contents.entries)[1]
     shown = (ROOT / "docs" / "img" / "round-2.svg").read_text(encoding="utf-8")
     assert shown == round_svg(second, contents.start.get("sources", []))
+
+
+def test_the_legend_names_each_source_once_and_only_those_that_stamped_the_round() -> None:
+    contents = read_journal(JOURNAL)
+    second = audit(contents.entries)[1]  # its presses come from "gpio"
+    keyboard = {"name": "keyboard", "timing": "keyboard", "uncertainty_us": 10_000}
+    gpio = {"name": "gpio", "timing": "kernel_edge", "uncertainty_us": 20}
+    drawn = texts(ET.fromstring(round_svg(second, [keyboard, gpio, gpio])))
+    stamped = [t for t in drawn if t.startswith("stamped by")]
+    assert stamped == ["stamped by: gpio kernel_edge ±20 us"]  # not the keyboard's, once
+    alone = texts(ET.fromstring(round_svg(second, [keyboard])))  # no source matches: all
+    assert "stamped by: keyboard ±10000 us" in alone  # not "keyboard keyboard"
+
+
+def test_the_phone_layout_is_320_wide_with_every_label_inside_at_12_units_or_more() -> None:
+    from companion.referee.picture import PHONE_WIDTH
+
+    contents = read_journal(JOURNAL)
+    for audited in audit(contents.entries):
+        phone = ET.fromstring(round_svg(audited, contents.start["sources"], PHONE_WIDTH))
+        assert phone.get("viewBox") == f"0 0 {PHONE_WIDTH} {phone.get('height')}"
+        assert float(phone.get("font-size", "0")) >= 12
+        for text in phone.iter(f"{SVG}text"):
+            words, x = "".join(text.itertext()), float(text.get("x", "0"))
+            assert float(text.get("font-size", "12")) >= 12
+            # A generous 7.5 units per character at 12 units: the text stays on the picture.
+            width = len(words) * 7.5
+            left = {"start": x, "middle": x - width / 2, "end": x - width}[
+                text.get("text-anchor", "middle")
+            ]
+            assert 0 <= left and left + width <= PHONE_WIDTH + 1, words
+        assert [t for t in texts(phone) if t.startswith("Round")] == [f"Round {audited.n}"]
+
+
+def test_a_long_name_is_cut_on_the_phone_and_whole_in_its_marks_tooltip() -> None:
+    import dataclasses
+
+    from companion.referee.picture import PHONE_WIDTH
+
+    contents = read_journal(JOURNAL)
+    second = audit(contents.entries)[1]
+    long = {p: f"{p}-the-very-long-named" for p in second.cards}
+    renamed = dataclasses.replace(
+        second,
+        cards={long[p]: c for p, c in second.cards.items()},
+        presses=[dataclasses.replace(r, player=long[r.player]) for r in second.presses],
+    )
+    phone = ET.fromstring(round_svg(renamed, [], PHONE_WIDTH))
+    shown = texts(phone)
+    assert "dan-the-very…" in shown and not any("the-very-long" in t for t in shown)
+    tips = ["".join(t.itertext()) for t in phone.iter(f"{SVG}title")]
+    assert any(t.startswith("dan-the-very-long-named ") for t in tips)

@@ -400,7 +400,7 @@ def test_every_asset_ships_in_the_package_and_nothing_comes_from_outside() -> No
     static = ROOT / "companion" / "tables" / "web" / "static"
     names = sorted(p.name for p in static.iterdir())
     scripts = ["app.js", "chips.js", "chomp.js", "getbit.js"]
-    assert names == sorted([*scripts, "index.html", "style.css"])
+    assert names == sorted([*scripts, "index.html", "style.css", "chomp.css"])
     assert '"tables/web/static/*"' in (ROOT / "pyproject.toml").read_text()
     html = (static / "index.html").read_text()
     for ref in re.findall(r'(?:src|href)="([^"]*)"', html):
@@ -409,7 +409,8 @@ def test_every_asset_ships_in_the_package_and_nothing_comes_from_outside() -> No
         script = (static / name).read_text()
         urls = set(re.findall(r"https?://[^\s\"'`]+", script))
         assert urls <= {"http://www.w3.org/2000/svg"}  # a namespace name, never fetched
-    assert "http" not in (static / "style.css").read_text()
+    for sheet in ("style.css", "chomp.css"):
+        assert "http" not in (static / sheet).read_text()
 
 
 # --------------------------------------------------------------------------------------

@@ -144,7 +144,7 @@ def test_chomp_refereed_on_the_pins_with_cards_tapped_and_every_verdict_drawn(
     assert [e["n"] for e in entries if e["type"] == "verdict"] == [1, 2]
 
 
-def test_the_demo_is_played_from_the_page_with_a_slap_button_per_seat(
+def test_the_demo_is_played_from_the_page_by_a_seat_it_claims(
     browser: Any,  # noqa: F811
     tmp_path: Path,
     shots: Path,  # noqa: F811
@@ -161,7 +161,8 @@ def test_the_demo_is_played_from_the_page_with_a_slap_button_per_seat(
             "document.querySelector('#chomp-status').textContent.includes('revealed')"
         )
         assert page.is_hidden("#chomp-entry")  # the demo's deck turns the cards over
-        page.click('[data-slap="shelly"]')
+        page.click('[data-me="shelly"]')  # this phone is shelly's seat: its Slap
+        page.click("#chomp-slap")
         page.wait_for_selector("#chomp-picture svg")
         assert page.inner_text("#chomp-verdict .total").startswith("Round 1:")
         presses = [

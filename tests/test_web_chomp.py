@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.games.chomp import Mode, TwoPlayerEnd
 from companion.referee.audit import audit
 from companion.referee.core import RefereeStep
 from companion.referee.journal import read_journal
-from companion.referee.picture import round_svg
+from companion.referee.picture import PHONE_WIDTH, round_svg
 from companion.tables.chomp.config import ChompConfig, PlayerConfig
 from companion.tables.chomp.demo import open_demo
 from companion.tables.chomp.session import ChompSession, open_chomp_session
@@ -79,6 +81,10 @@ def act(client: TestClient, action: dict[str, Any]) -> Any:
     return client.post("/api/tables/chomp/actions", json=action, headers=ORIGIN)
 
 
+def claim(client: TestClient, seat: str | None) -> Any:
+    return client.post("/api/tables/chomp/seat", json={"seat": seat}, headers=ORIGIN)
+
+
 def settle(session: ChompSession) -> None:
     """Past the tie window and the settle margin, then let the loop decide."""
     time.sleep(0.05)
@@ -122,7 +128,8 @@ def test_a_round_from_the_page_start_cards_slap_verdict_and_its_picture(
     assert [p["count"] for p in state["players"]] == [15, 18, 15]
     journal = read_journal(session.config.journal)
     audited = audit(journal.entries)[0]
-    assert verdict["svg"] == round_svg(audited, journal.start.get("sources", []))
+    sources = journal.start.get("sources", [])
+    assert verdict["svg"] == round_svg(audited, sources, width=PHONE_WIDTH)
     assert 'class="winner"' in verdict["svg"]
     past = client.get("/api/tables/chomp/files/round-1.svg")
     assert past.status_code == 200 and past.headers["content-type"].startswith("image/svg")
@@ -203,6 +210,7 @@ def test_the_demo_is_playable_from_the_page_and_its_deck_hook_still_runs(
             session.daemon.pump()  # the countdown beeps, then the deck turns the cards
             time.sleep(0.01)
         assert simulated.cards, "the demo's own hook no longer ran"
+        assert claim(client, "shelly").status_code == 200  # this is me: shelly's page
         assert act(client, {"type": "slap", "player": "shelly"}).status_code == 200
         assert act(client, {"type": "slap", "player": "nobody"}).status_code == 400
         deadline = time.monotonic() + 10  # only a hang fails: a loaded CI machine is slow
@@ -387,3 +395,163 @@ def test_web_refuses_root_before_the_table_opens_anything(
     assert main(["chips", "--players", "ann,bob", "--save", str(save), "--web"]) == 2
     assert capsys.readouterr().err.startswith("companion: the web server does not run as root")
     assert not save.exists()  # refused before the game was saved
+
+
+def play_round_bob_wins_cat_bad_chomps(client: TestClient, session: ChompSession) -> None:
+    act(client, {"type": "start"})
+    session.daemon.pump()
+    for player in ("cat", "bob"):  # cat's plankton is the lowest card; bob's shark chomps
+        session.pin(BUTTONS[player]).drive_low()
+        session.pin(BUTTONS[player]).drive_high()
+        time.sleep(0.002)
+    cards = {"ann": ["seal"], "bob": ["shark"], "cat": ["plankton"]}
+    assert act(client, {"type": "cards", "cards": cards}).status_code == 200
+    settle(session)
+
+
+def test_every_seats_revealed_card_and_the_terminals_round_label_are_in_the_state(
+    phone: tuple[TestClient, ChompWebTable], session: ChompSession
+) -> None:
+    client, _ = phone
+    state = client.get("/api/tables/chomp").json()["state"]
+    assert state["round_label"] == "Round 1 next"  # the terminal's words, not "Round 0"
+    assert state["shown"] == {}
+    play_round_bob_wins_cat_bad_chomps(client, session)
+    state = client.get("/api/tables/chomp").json()["state"]
+    assert state["shown"] == {"ann": ["seal"], "bob": ["shark"], "cat": ["plankton"]}
+    assert state["round_label"] == "Round 2 next"
+
+
+def test_the_verdict_carries_the_terminals_lines_the_winner_and_each_press_feedback(
+    phone: tuple[TestClient, ChompWebTable], session: ChompSession
+) -> None:
+    from companion.games.chomp.text import round_lines
+    from companion.tables.chomp.screen import TableView
+
+    client, _ = phone
+    terminal = TableView(session.daemon)
+    session.daemon.on_result = terminal.on_result  # what the terminal prints for a verdict
+    play_round_bob_wins_cat_bad_chomps(client, session)
+    verdict = client.get("/api/tables/chomp").json()["state"]["verdict"]
+    assert verdict["lines"] == terminal.last
+    assert verdict["lines"][0] == "Round 1: bob wins (first valid slap)."
+    assert any("bad chomps" in line and "cat" in line for line in verdict["lines"])
+    audited = audit(read_journal(session.config.journal).entries)[0]
+    assert verdict["lines"] == round_lines(1, audited.verdict)
+    assert verdict["winner"] == "bob"
+    words = {p["player"]: p["word"] for p in verdict["presses"]}
+    assert words == {"bob": "counted", "cat": "bad chomp"}
+    bob = next(p for p in verdict["presses"] if p["player"] == "bob")
+    assert bob["text"].startswith("counted: first")
+
+
+def test_press_feedback_names_counted_too_late_bad_chomp_and_false_start() -> None:
+    from companion.referee.audit import PressRow
+    from companion.tables.chomp.web import press_feedback
+
+    won = press_feedback(PressRow("ann", 200_000, "gpio", "winner", 0, 12_300))
+    assert (won["word"], won["lead_us"], won["text"]) == (
+        "counted",
+        12_300,
+        "counted: first by 12.3 ms",
+    )
+    late = press_feedback(PressRow("bob", 212_300, "gpio", "ignored: after the decision", 12_300))
+    assert (late["word"], late["lead_us"]) == ("too late", -12_300)
+    assert late["text"] == "too late: 12.3 ms after the first"
+    alone = PressRow("ann", 200_000, "gpio", "winner")  # no other valid slap: any next press
+    assert press_feedback(alone)["text"] == "counted: first: nobody else pressed"
+    bad_after = PressRow("bob", 230_000, "gpio", "bad chomp")
+    assert press_feedback(alone, [alone, bad_after])["text"] == "counted: first by 30.0 ms"
+    tie = press_feedback(PressRow("cat", 200_400, "gpio", "tie", 400))
+    window = "(inside the tie window)"
+    assert (
+        tie["word"] == "counted"
+        and tie["text"] == f"counted: a tie, 0.4 ms after the first {window}"
+    )
+    first = PressRow("ann", 200_000, "gpio", "tie", 0)
+    assert press_feedback(first, [first, PressRow("cat", 200_400, "gpio", "tie", 400)])["text"] == (
+        f"counted: a tie, first by 0.4 ms {window}"
+    )
+    bad = press_feedback(PressRow("dan", 150_000, "gpio", "bad chomp"))
+    assert bad["text"] == "bad chomp: 150.0 ms after the reveal"
+    early = press_feedback(PressRow("eve", -50_000, "gpio", "bad chomp: false start"))
+    assert early["text"] == "false start: 50.0 ms before the reveal"
+
+
+def test_a_no_winner_round_has_no_winner_to_show(
+    phone: tuple[TestClient, ChompWebTable], session: ChompSession
+) -> None:
+    client, _ = phone
+    act(client, {"type": "start"})
+    session.daemon.pump()
+    cards = {"ann": ["seal"], "bob": ["shark"], "cat": ["plankton"]}
+    act(client, {"type": "cards", "cards": cards})
+    deadline = time.monotonic() + 15  # only a hang fails: the round times out on its own
+    while not client.get("/api/tables/chomp").json()["state"]["verdict"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+        session.daemon.pump()
+    verdict = client.get("/api/tables/chomp").json()["state"]["verdict"]
+    assert verdict["winner"] is None and verdict["presses"] == []
+    assert verdict["lines"][0].startswith("Round 1: No winner")
+
+
+def test_the_seats_are_the_players_and_a_demo_slap_needs_its_seat_claimed(
+    tmp_path: Path,
+) -> None:
+    session, simulated = open_demo(
+        ["you", "shelly"], ["shelly"], Mode.QUICK_CHOMP, TwoPlayerEnd.COUNT, seed=3,
+        journal=tmp_path / "demo.jsonl", short_waits=True,
+    )  # fmt: skip
+    try:
+        site = build_site()
+        site.code = "c"
+        table = ChompWebTable(session, simulated.press)
+        site.hub.add(table)
+        assert table.seats() == ["you", "shelly"]
+        mine, other = TestClient(create_app(site)), TestClient(create_app(site))
+        for client in (mine, other):
+            client.get("/?code=c", follow_redirects=False)
+        unclaimed = act(mine, {"type": "slap", "player": "you"})
+        assert unclaimed.status_code == 403 and "claim it" in unclaimed.text
+        assert claim(mine, "you").status_code == 200
+        assert mine.get("/api/me").json()["seats"] == {"chomp": "you"}
+        assert claim(other, "you").status_code == 403  # one page per seat
+        assert act(other, {"type": "slap", "player": "you"}).status_code == 403
+        assert act(mine, {"type": "slap", "player": "you"}).status_code == 200
+        snap = mine.get("/api/tables/chomp").json()
+        assert snap["claimed"] == ["you"]
+    finally:
+        simulated.close()
+        session.close()
+
+
+STATUSES = [
+    "winner", "tie", "bad chomp", "bad chomp: false start", "ignored: after the decision",
+    "ignored: the winner needed no slap", "not counted: between rounds",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    status=st.sampled_from(STATUSES),
+    t_us=st.integers(-2_000_000, 10_000_000),
+    vs_first=st.none() | st.integers(0, 10_000_000),
+    margin=st.none() | st.integers(0, 10_000_000),
+    others=st.lists(st.integers(-2_000_000, 10_000_000), max_size=4),
+)
+def test_every_press_gets_one_of_the_words_and_a_sentence_that_starts_with_it(
+    status: str, t_us: int, vs_first: int | None, margin: int | None, others: list[int]
+) -> None:
+    from companion.referee.audit import PressRow
+    from companion.tables.chomp.web import press_feedback
+
+    press = PressRow("ann", t_us, "gpio", status, vs_first, margin)
+    rest = [PressRow(f"p{i}", t, "gpio", "bad chomp") for i, t in enumerate(others)]
+    said = press_feedback(press, [press, *rest])
+    assert said["word"] in ("counted", "too late", "bad chomp", "false start", "not needed")
+    assert said["text"].startswith(said["word"] + ": ")
+    if said["word"] == "counted" and status == "winner" and said["lead_us"] is not None:
+        assert said["lead_us"] >= 0 and said["text"].endswith(" ms")
+    if said["word"] == "false start":
+        assert t_us < 0

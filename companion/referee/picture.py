@@ -10,6 +10,11 @@ past round can be drawn again from its journal.
 
 Every mark has a class (``press``, ``winner``, ``tie``, ``bad``, ``ignored``, ``window``,
 ``lead``) so a page's style sheet and the tests can find them.
+
+Two layouts of the same picture: the wide one (640 units, what ``chomp audit --svg`` and
+the docs draw) and the phone's (``width=PHONE_WIDTH``): a phone scales the picture to its
+width, so the phone's layout is as wide as a 360 px screen's column, keeping every 12-unit
+label at 12 px or more, with the heading, legend and ticks laid out for that width.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from companion.games.chomp.text import headline
 from companion.referee.audit import AuditedRound, PressRow
 
 ROW_HEIGHT = 36
+PHONE_WIDTH = 320  # a 360 px phone's column (the page's margins take the rest)
+NAME_CHARS = 13  # a longer name is cut on a phone (each mark's tooltip has it whole)
+TICK_ROOM = 64  # units between two tick labels: "+250,000" at 12 units, with air
 MARK_CLASS = {"winner": "winner", "tie": "tie"}
 MARK_COLOUR = {
     "winner": "#1b9e77",
@@ -118,13 +126,65 @@ def _reveal(zero: float, top: int, bottom: int) -> list[svg.Element]:
     return [svg.element("line", dashed), svg.text(zero, top - 14, "reveal")]
 
 
-def round_svg(audited: AuditedRound, sources: Sequence[Mapping[str, object]] = ()) -> str:
-    """The round as a picture; ``sources`` are the journal's start entry's press sources."""
+def _stamped_by(presses: Sequence[PressRow], sources: Sequence[Mapping[str, object]]) -> list[str]:
+    """One entry per source that stamped this round's presses (every source when none
+    did), named once: "keyboard ±10,000 us", "gpio kernel_edge ±20 us"."""
+    used = {p.source for p in presses}
+    shown = [s for s in sources if s.get("name") in used] or list(sources)
+    entries: list[str] = []
+    for source in shown:
+        name, timing = source.get("name"), source.get("timing")
+        words = f"{name}" if timing in (None, name) else f"{name} {timing}"
+        entry = f"{words} ±{source.get('uncertainty_us')} us"
+        if entry not in entries:
+            entries.append(entry)
+    return entries
+
+
+LEGEND = ("filled: a slap that counted", "hollow: did not count", "cross: bad chomp")
+
+
+def _legend(
+    left: float, y: float, clocks: list[str], narrow: bool
+) -> tuple[list[svg.Element], float]:
+    """Which clocks stamped the presses and what the marks mean: one line each on a phone."""
+    grey: dict[str, svg.Value] = {"fill": "#555555"}
+    lines: list[tuple[str, dict[str, svg.Value]]]
+    if not narrow:
+        lines = [(f"stamped by: {'; '.join(clocks) or 'unknown clock'}", {})]
+        lines.append((" · ".join(LEGEND), grey))
+    else:
+        lines = [(f"stamped by: {c}", {}) for c in clocks or ["unknown clock"]]
+        lines += [(words, grey) for words in LEGEND]
+    out = [
+        svg.text(left, y + 16 * i, words, "start", more) for i, (words, more) in enumerate(lines)
+    ]
+    return out, y + 16 * (len(lines) - 1)
+
+
+def _ticks(low: int, high: int, room: float) -> list[float]:
+    """The axis's tick values, thinned until their labels have room."""
+    _, _, ticks = svg.nice_scale(low, high)
+    shown = [t for t in ticks if low <= t <= high]
+    step = 1
+    while len(shown[::step]) > 1 and room / max(len(shown[::step]) - 1, 1) < TICK_ROOM:
+        step += 1
+    return shown[::step]
+
+
+def round_svg(
+    audited: AuditedRound, sources: Sequence[Mapping[str, object]] = (), width: int = svg.WIDTH
+) -> str:
+    """The round as a picture; ``sources`` are the journal's start entry's press sources;
+    ``width`` below the wide picture's lays it out for a phone (see the module's notes)."""
+    narrow = width < svg.WIDTH
     players = list(audited.cards) or sorted({p.player for p in audited.presses})
     counted = [p for p in audited.presses if _kind(p) in ("winner", "tie")]
     window_from = min((p.t_us for p in counted), default=None)
     low, high = _span(audited.presses, window_from, audited.tie_window_us)
-    left, right = svg.LEFT + 40, svg.WIDTH - svg.RIGHT
+    name_room = max((len(p) for p in players), default=3) * 7 + 12
+    left = min(max(name_room, 40), 110) if narrow else svg.LEFT + 40
+    right = width - (32 if narrow else svg.RIGHT)  # room for the last tick's label
     top = svg.TOP + 20
     bottom = top + ROW_HEIGHT * max(len(players), 1)
 
@@ -144,39 +204,41 @@ def round_svg(audited: AuditedRound, sources: Sequence[Mapping[str, object]] = (
             svg.text(left, bottom + 30, f"<- the reveal was {low / 1000:,.1f} ms earlier", "start")
         )
     body.append(svg.line(left, bottom, right, bottom, stroke="black"))
-    _, _, ticks = svg.nice_scale(low, high)
-    for t in ticks:
+    for t in _ticks(low, high, right - left) if narrow else svg.nice_scale(low, high)[2]:
         if low <= t <= high:
             body.append(svg.text(x_of(int(t)), bottom + 14, f"{t:+,.0f}"))
-    body.append(svg.text(right, bottom + 30, "microseconds after the reveal", "end"))
+    axis = "microseconds after the reveal"
+    if narrow and not low <= 0 <= high:
+        body.append(svg.text(right, bottom + 46, axis, "end"))
+        legend_y = bottom + 64
+    else:
+        body.append(svg.text(right, bottom + 30, axis, "end"))
+        legend_y = bottom + 48
     for row, player in enumerate(players):
         y = top + ROW_HEIGHT * (row + 0.5)
-        body.append(svg.text(left - 8, y + 4, player, "end"))
+        label = (
+            player if not narrow or len(player) <= NAME_CHARS else player[: NAME_CHARS - 1] + "…"
+        )
+        body.append(svg.text(left - 8, y + 4, label, "end"))
         body.append(svg.line(left, y, right, y, stroke="#eeeeee"))
         for press in (p for p in audited.presses if p.player == player):
             kind = _kind(press)
             body.append(_mark(kind, x_of(press.t_us), y, press))
             if press.margin_us is not None:
+                x = x_of(press.t_us)
+                anchor = ("end" if x > (left + right) / 2 else "start") if narrow else "middle"
                 body.append(
                     svg.text(
-                        x_of(press.t_us),
+                        x,
                         y - 10,
                         f"first by {press.margin_us:,} us",
+                        anchor,
                         attributes={"class": "lead", "font-weight": "bold"},
                     )
                 )
-    clocks = "; ".join(
-        f"{s.get('name')} {s.get('timing')} ±{s.get('uncertainty_us')} us" for s in sources
+    legend, last_y = _legend(
+        left if not narrow else 8, legend_y, _stamped_by(audited.presses, sources), narrow
     )
-    body.append(svg.text(left, bottom + 48, f"stamped by: {clocks or 'unknown clock'}", "start"))
-    body.append(
-        svg.text(
-            left,
-            bottom + 64,
-            "filled: a slap that counted · hollow: did not count · cross: bad chomp",
-            "start",
-            {"fill": "#555555"},
-        )
-    )
-    title = f"Round {audited.n}: {headline(audited.verdict)}"
-    return svg.document(title, body, height=int(bottom + 76))
+    body += legend
+    heading = f"Round {audited.n}" if narrow else f"Round {audited.n}: {headline(audited.verdict)}"
+    return svg.document(heading, body, width=width, height=int(last_y + 12))

@@ -70,3 +70,12 @@ def details(verdict: Verdict) -> list[str]:
     if verdict.ignored:
         lines.append(f"presses that did not count: {names(verdict.ignored)}")
     return lines
+
+
+def round_lines(n: int, verdict: Verdict, went_out: tuple[str, ...] = ()) -> list[str]:
+    """A decided round as the table shows it: the headline, then who takes what, the
+    penalties and who went out. One wording for the terminal and the page."""
+    lines = [f"Round {n}: {headline(verdict)}", *details(verdict)]
+    if went_out:
+        lines.append(f"out of the game: {', '.join(went_out)}")
+    return lines

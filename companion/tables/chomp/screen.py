@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from companion.games.chomp import CARD_NAMES, Hand, RoundResult
-from companion.games.chomp.text import details, does, headline
+from companion.games.chomp.text import does, round_lines
 from companion.referee.daemon import Cards, RefereeDaemon, RefereeStatus, Shutdown, StartRound
 from companion.signals import RevealStamp
 from companion.tables import shell
@@ -81,10 +81,8 @@ class TableView:
         self.messages.append(message)
 
     def on_result(self, result: RoundResult) -> None:
-        self.last = [f"Round {self.daemon.referee.rounds_played}: {headline(result.verdict)}"]
-        self.last += details(result.verdict)
-        if result.went_out:
-            self.last.append(f"out of the game: {', '.join(result.went_out)}")
+        n = self.daemon.referee.rounds_played
+        self.last = round_lines(n, result.verdict, result.went_out)
 
     def ensure_entry(self, status: RefereeStatus) -> CardEntry | None:
         """A fresh card entry for each revealed round that still needs its cards."""

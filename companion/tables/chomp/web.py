@@ -14,18 +14,19 @@ Stdlib only (the hub is too): the web server is attached by whoever serves it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from companion import text as gate
 from companion.errors import InputError
 from companion.games.chomp import Card
-from companion.games.chomp.text import headline
-from companion.referee.audit import AuditedRound, audit
+from companion.games.chomp.text import headline, round_lines
+from companion.referee.audit import AuditedRound, PressRow, audit
 from companion.referee.core import Phase, RefereeStep
 from companion.referee.daemon import Cards, StartRound
 from companion.referee.journal import JournalEntry, read_journal
-from companion.referee.picture import round_svg
+from companion.referee.picture import PHONE_WIDTH, round_svg
+from companion.tables.chomp.screen import round_label, seat_cards
 from companion.tables.chomp.session import ChompSession
 from companion.tables.web.hub import Publisher
 
@@ -60,6 +61,7 @@ class ChompWebTable:
         self._pictures: dict[int, str] = {}
         self._verdicts_seen = -1
         self._sources: list[Mapping[str, object]] = []
+        self._went_out: dict[int, tuple[str, ...]] = {}  # round -> who went out (the loop's)
         self.publisher: Publisher | None = None
 
     # ---------------------------------------------------------------- from the loop ----
@@ -70,6 +72,8 @@ class ChompWebTable:
 
         def on_step(step: RefereeStep) -> None:
             self.entries.extend(step.journal)
+            if step.result is not None and step.result.went_out:
+                self._went_out[self.daemon.referee.rounds_played] = step.result.went_out
             if step.messages:
                 self.messages = (self.messages + list(step.messages))[-KEEP_MESSAGES:]
             # A press alone changes nothing a page shows (its verdict will): no publish,
@@ -119,12 +123,13 @@ class ChompWebTable:
         return self._audited
 
     def picture(self, n: int) -> str:
-        """Round ``n``'s picture (referee/picture.py), as ``chomp audit --svg`` draws it."""
+        """Round ``n``'s picture (referee/picture.py), as ``chomp audit --svg`` draws it but
+        laid out for a phone's width, so its smallest text stays 12 px on a 360 px screen."""
         rounds = self._rounds()
         if n not in rounds:
             raise InputError("round", f"no decided round {n} in this game's journal")
         if n not in self._pictures:
-            self._pictures[n] = round_svg(rounds[n], self._sources)
+            self._pictures[n] = round_svg(rounds[n], self._sources, width=PHONE_WIDTH)
         return self._pictures[n]
 
     def file(self, path: str) -> tuple[bytes, str]:
@@ -154,11 +159,10 @@ class ChompWebTable:
         rounds = self._rounds()
         past = [{"n": n, "headline": headline(r.verdict)} for n, r in sorted(rounds.items())]
         last = rounds[max(rounds)] if rounds else None
-        verdict = None
-        if last is not None:
-            verdict = {"n": last.n, "headline": headline(last.verdict), "svg": self.picture(last.n)}
         return {
             "phase": str(status.phase),
+            "round_label": round_label(status),
+            "shown": seat_cards(status),
             "round": status.round,
             "mode": status.mode,
             "pot": status.pot,
@@ -169,7 +173,7 @@ class ChompWebTable:
             "hand_sizes": sizes,
             "cards": status.cards,
             "buzzer": self.session.buzzer_on(),
-            "verdict": verdict,
+            "verdict": None if last is None else self._verdict(last),
             "rounds": past,
             "messages": self.messages,
             "simulated": self.press is not None,
@@ -177,7 +181,34 @@ class ChompWebTable:
             "creatures": CREATURES,
         }
 
+    def _verdict(self, last: AuditedRound) -> dict[str, Any]:
+        """The last decided round for people: the terminal's lines, the winner (the only
+        seat a page shows as winning), each press's feedback, and the phone's picture."""
+        verdict = last.verdict
+        presses = sorted(last.presses, key=lambda p: p.t_us)
+        return {
+            "n": last.n,
+            "headline": headline(verdict),
+            "lines": round_lines(last.n, verdict, self._went_out.get(last.n, ())),
+            "winner": verdict.winner,
+            "presses": [press_feedback(p, presses) for p in presses],
+            "svg": self.picture(last.n),
+        }
+
     # ---------------------------------------------------------------- from the pages --
+
+    def seats(self) -> list[str]:
+        """The players: a page claims one ("this is me") to slap for it and see its view."""
+        return [p.name for p in self.session.config.players]
+
+    def seat_of(self, action: Mapping[str, Any]) -> str | None:
+        """On the demo a slap speaks for its seat: only the page holding it may slap.
+        Anything else (and a slap at a real table, refused anyway) speaks for nobody."""
+        player = action.get("player")
+        if self.press is None or action.get("type") != "slap" or player not in self.seats():
+            return None
+        assert isinstance(player, str)
+        return player
 
     def act(self, action: Mapping[str, Any]) -> None:
         kind = action["type"]
@@ -233,3 +264,51 @@ class ChompWebTable:
             raise InputError("player", f"{player!r} is not a seat ({', '.join(seats)})")
         assert isinstance(player, str)
         self.press(player)
+
+
+def _ms(us: int) -> str:
+    return f"{abs(us) / 1000:,.1f} ms"
+
+
+def _lead_us(press: PressRow, presses: Sequence[PressRow]) -> int | None:
+    """The winner's lead: over the next valid slap (the verdict's margin), else over the
+    next press of anyone else, whatever it was; None when nobody else pressed after it."""
+    if press.margin_us is not None:
+        return press.margin_us
+    after = [p.t_us for p in presses if p.player != press.player and p.t_us >= press.t_us]
+    return min(after) - press.t_us if after else None
+
+
+def press_feedback(press: PressRow, presses: Sequence[PressRow] = ()) -> dict[str, Any]:
+    """One press for the person who made it: counted / too late / bad chomp / false start,
+    and by how much (the lead over the next press, or the time behind the first);
+    ``presses`` are the round's, for the lead when no other slap was valid."""
+    status = press.status
+    if status == "winner":
+        word = "counted"
+        lead_us: int | None = _lead_us(press, presses)
+        how = "first: nobody else pressed" if lead_us is None else f"first by {_ms(lead_us)}"
+    elif status == "tie" and not press.vs_first_us:  # the first of the tied slaps
+        word, lead_us = "counted", _lead_us(press, presses)
+        how = "a tie" if lead_us is None else f"a tie, first by {_ms(lead_us)}"
+        how += " (inside the tie window)"
+    elif status == "tie":
+        word, lead_us = "counted", -(press.vs_first_us or 0)
+        how = f"a tie, {_ms(lead_us)} after the first (inside the tie window)"
+    elif status.startswith("bad chomp"):
+        false_start = press.t_us < 0
+        word = "false start" if false_start else "bad chomp"
+        how = f"{_ms(press.t_us)} {'before' if false_start else 'after'} the reveal"
+        lead_us = None
+    else:
+        word = "not needed" if "needed no slap" in status else "too late"
+        lead_us = None if press.vs_first_us is None else -press.vs_first_us
+        how = status if lead_us is None else f"{_ms(lead_us)} after the first"
+    return {
+        "player": press.player,
+        "t_us": press.t_us,
+        "source": press.source,
+        "word": word,
+        "lead_us": lead_us,
+        "text": f"{word}: {how}",
+    }
