@@ -295,6 +295,8 @@ def test_bench_web_measures_every_page_and_the_led_with_and_without_them() -> No
     assert report["trials"] == 8 and report["clients"] == 2
     to = report["verdict_to_clients_us"]
     assert 0 < to["p50"] <= to["p99"]  # after the LED, never before it
+    tap = report["tap_to_other_phones_us"]  # the cards tapped on one page, seen on the other
+    assert 0 < tap["p50"] <= tap["p99"] and report["goals"]["tap_to_other_phones_us_p99"]
     for side in ("with_clients", "without_clients"):
         led = report["decision_to_led_us"][side]
         assert 0 < led["p50"] <= led["p99"]

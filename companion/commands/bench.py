@@ -217,6 +217,8 @@ def run_bench_web(args: argparse.Namespace) -> int:
     on, off = led["with_clients"], led["without_clients"]
     print(f"{report['trials']} verdicts, {report['clients']} pages reading the stream")
     print(f"verdict to every page: p50 {to['p50']} us, p99 {to['p99']} us")
+    tap = report["tap_to_other_phones_us"]
+    print(f"a phone's tap to every other page: p50 {tap['p50']} us, p99 {tap['p99']} us")
     print(f"decision -> LED with the pages:    p50 {on['p50']} us, p99 {on['p99']} us")
     print(f"decision -> LED without the pages: p50 {off['p50']} us, p99 {off['p99']} us")
     print(

@@ -102,7 +102,8 @@ class Throttle:
 
     def wait_s(self, address: str) -> float:
         """Seconds before ``address`` may try a code again (0: now)."""
-        return max(0.0, self._missed.get(address, (0, 0.0))[1] - self.clock())
+        left = self._missed.get(address, (0, 0.0))[1] - self.clock()
+        return min(self.limits.code_wait_most_s, max(0.0, left))  # (t + w) - t may be > w
 
     def missed(self, address: str) -> None:
         misses = self._missed.pop(address, (0, 0.0))[0] + 1

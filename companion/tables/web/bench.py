@@ -9,7 +9,10 @@ Each trial reveals, gives the cards, presses the winner's pin and waits for the 
   in blocks with the pages connected and without, alternated so that the machine's load
   falls on both alike;
 - ``verdict_to_clients_us``: the winner's LED pin changing to the *last* of the six pages
-  holding the new state (every page has it).
+  holding the new state (every page has it);
+- ``tap_to_other_phones_us``: with the pages connected, the cards are tapped on the first
+  page (a POST with the join code, as a phone sends it): from the tap to the *last* of the
+  other five pages holding the state that shows them.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from companion.signals import RevealStamp
 from companion.tables.chomp.demo import demo_config
 from companion.tables.chomp.session import ChompSession, open_chomp_session
 from companion.tables.chomp.web import ChompWebTable
+from companion.tables.web.app import COOKIE
 from companion.tables.web.serve import Running, build_site, start
 
 US = 1_000
@@ -47,6 +51,7 @@ class Page(threading.Thread):
         super().__init__(name="bench-page", daemon=True)
         self.port = port
         self.seen: dict[int, int] = {}
+        self.versions: list[tuple[int, int]] = []  # (state version, when it arrived)
         self.ready = threading.Event()
         self.arrived = threading.Condition()
         self.conn: http.client.HTTPConnection | None = None
@@ -60,10 +65,12 @@ class Page(threading.Thread):
                 if not line.startswith(b"data: "):
                     continue
                 now = time.monotonic_ns()
-                verdict = json.loads(line[6:])["state"]["verdict"]
+                snapshot = json.loads(line[6:])
+                verdict = snapshot["state"]["verdict"]
                 with self.arrived:
                     if verdict is not None:
                         self.seen.setdefault(verdict["n"], now)
+                    self.versions.append((snapshot["version"], now))
                     self.arrived.notify_all()
                 self.ready.set()
         except OSError:
@@ -74,6 +81,19 @@ class Page(threading.Thread):
             if not self.arrived.wait_for(lambda: n in self.seen, timeout):
                 raise RuntimeError(f"a page never got round {n}'s verdict")
             return self.seen[n]
+
+    def wait_version(self, version: int, timeout: float = 5.0) -> int:
+        """When this page first held state ``version`` or a later one."""
+
+        def arrived() -> int | None:
+            return next((t for v, t in self.versions if v >= version), None)
+
+        with self.arrived:
+            if not self.arrived.wait_for(lambda: arrived() is not None, timeout):
+                raise RuntimeError(f"a page never got the state's version {version}")
+            when = arrived()
+            assert when is not None
+            return when
 
     def close(self) -> None:
         conn = self.conn
@@ -91,7 +111,36 @@ class Served:
 
     table: ChompWebTable
     running: Running
+    code: str
     pages: list[Page] = field(default_factory=list)
+
+    def tap(self, action: dict[str, Any]) -> tuple[int, int]:
+        """A phone's tap: the action POSTed as the first page would, with the join code.
+        Returns when it was sent and the version of the state it made."""
+        origin = f"http://127.0.0.1:{self.running.port}"
+        body = json.dumps(action)
+        headers = {"origin": origin, "cookie": f"{COOKIE}={self.code}"}
+        headers["content-type"] = "application/json"
+        conn = http.client.HTTPConnection("127.0.0.1", self.running.port, timeout=10)
+        try:
+            sent = time.monotonic_ns()
+            conn.request(
+                "POST",
+                "/api/tables/chomp/actions",
+                body,
+                {
+                    "origin": origin,
+                    "cookie": f"{COOKIE}={self.code}",
+                    "content-type": "application/json",
+                },
+            )
+            response = conn.getresponse()
+            answer = response.read()
+            if response.status != 200:
+                raise RuntimeError(f"the tap was refused: {answer[:200]!r}")
+            return sent, int(json.loads(answer)["version"])
+        finally:
+            conn.close()
 
     def close(self) -> None:
         for page in self.pages:
@@ -107,7 +156,7 @@ def _serve(session: ChompSession, clients: int) -> Served:
     # Only this machine can reach 127.0.0.1, for the length of the bench: as any user.
     running = start(site, "127.0.0.1", 0, refuse_root=False)
     table.serve(site.hub.publish)
-    served = Served(table, running, [Page(running.port) for _ in range(clients)])
+    served = Served(table, running, site.code, [Page(running.port) for _ in range(clients)])
     for page in served.pages:
         page.start()
     for page in served.pages:
@@ -121,6 +170,7 @@ class Figures:
     led_with: list[float] = field(default_factory=list)
     led_without: list[float] = field(default_factory=list)
     to_clients: list[float] = field(default_factory=list)
+    tap_to_others: list[float] = field(default_factory=list)
 
 
 def _block(trials: int, rng: random.Random, folder: Path, clients: int, out: Figures) -> None:
@@ -162,7 +212,14 @@ def _game(
             got.clear()
             reveal_ns = time.monotonic_ns()
             session.daemon.put(RevealStamp(reveal_ns, "bench"))
-            session.daemon.put(Cards({p: (c,) for p, c in hands.items()}))
+            if served is None:
+                session.daemon.put(Cards({p: (c,) for p, c in hands.items()}))
+            else:  # the cards tapped on the first phone, watched on the others
+                _wait_for_the_reveal(session)
+                tapped = {"type": "cards", "cards": {p: [str(c)] for p, c in hands.items()}}
+                sent, version = served.tap(tapped)
+                last = max(page.wait_version(version) for page in served.pages[1:])
+                out.tap_to_others.append((last - sent) / 1000)
             time.sleep(rng.uniform(0.002, 0.004))
             buttons[winner].drive_low()
             if not got.wait(timeout=2):
@@ -185,6 +242,18 @@ def _game(
     return played
 
 
+def _wait_for_the_reveal(session: ChompSession, timeout: float = 5.0) -> None:
+    """Until the referee has taken the reveal and waits for the cards (a phone sees the
+    round open before it taps them)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with session.daemon.lock:
+            if session.referee.waiting_for_cards():
+                return
+        time.sleep(0.0005)
+    raise RuntimeError("the referee never opened the round for its cards")
+
+
 def bench_web(
     trials: int = 200, clients: int = 6, seed: int = 1, blocks: int = 4
 ) -> dict[str, Any]:
@@ -202,6 +271,7 @@ def bench_web(
         "trials": len(figures.to_clients),
         "clients": clients,
         "verdict_to_clients_us": percentiles(figures.to_clients),
+        "tap_to_other_phones_us": percentiles(figures.tap_to_others),
         "decision_to_led_us": {"with_clients": with_p, "without_clients": without},
         "led_p99_change": round(with_p["p99"] / without["p99"] - 1, 3) if without["p99"] else None,
         "load": {
@@ -209,5 +279,9 @@ def bench_web(
             "loadavg_before": [round(x, 2) for x in load_before],
             "loadavg_after": [round(x, 2) for x in os.getloadavg()],
         },
-        "goals": {"verdict_to_clients_us_p99": 100_000, "led_p99_change": 0.10},
+        "goals": {
+            "verdict_to_clients_us_p99": 100_000,
+            "tap_to_other_phones_us_p99": 150_000,
+            "led_p99_change": 0.10,
+        },
     }
