@@ -257,11 +257,13 @@ def test_the_chomp_demo_fits_tap_and_pass_axe(
     served = Served([ChompWebTable(session, simulated.press)], [session.daemon.run])
     try:
         page = open_at(browser, served.url, served.site.code, size)
+        page.click('[data-me="shelly"]')  # this phone is shelly's seat: its Slap slaps
+        page.wait_for_function("(ui.claimed.chomp || []).includes('shelly')")
         page.click("#chomp-start")
         page.wait_for_function(
             "document.querySelector('#chomp-status').textContent.includes('revealed')"
         )
-        page.click('[data-slap="shelly"]')
+        page.click("#chomp-slap")
         page.wait_for_selector("#chomp-picture svg")
         found = visit(page, "chomp", "#chomp-verdict .total", size, shots, "chomp-demo")
         found += visit(page, "board", "#chomp-verdict .total", size, shots, "chomp-board")
