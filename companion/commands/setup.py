@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,5 +67,4 @@ def run(args: argparse.Namespace) -> int:
         bounce_only=args.bounce,
         simulate=args.simulate,
     )
-    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     return run_setup(options, Console(ask, say))

@@ -193,7 +193,8 @@ class SimulatedTable:
     bounce: int = 0
     bounce_us: int = 300
     hold_ms: int = 80
-    wear_us: int = 0  # added to bounce_us after every press: a switch wearing out
+    wear_us: int = 0  # added to a button's bounce_us at each of its presses: wearing out
+    worn: dict[int, int] = field(default_factory=dict)  # pin -> presses so far
     leds: dict[int, str] = field(default_factory=lambda: dict(EXAMPLE_OUTPUTS))
     presses: int = 0
     now_ns: int = 0
@@ -223,19 +224,20 @@ class SimulatedTable:
     def press(self, pin: int) -> None:
         """One press and release of the button on ``pin`` (with its short and bounce)."""
         pins = [pin, *([self.shorts[pin]] if pin in self.shorts else [])]
+        spacing_ns = (self.bounce_us + self.wear_us * self.worn.get(pin, 0)) * 1000
         for level, after_ms in ((True, self.hold_ms), (False, 3 * self.hold_ms)):
             for _ in range(self.bounce):
                 for p in pins:
                     self._set(p, level)
-                self.now_ns += self.bounce_us * 1000
+                self.now_ns += spacing_ns
                 for p in pins:
                     self._set(p, not level)
-                self.now_ns += self.bounce_us * 1000
+                self.now_ns += spacing_ns
             for p in pins:
                 self._set(p, level)
             self.now_ns += after_ms * 1_000_000
         self.presses += 1
-        self.bounce_us += self.wear_us
+        self.worn[pin] = self.worn.get(pin, 0) + 1
 
     def press_next(self, reveal: bool = False) -> int | None:
         """Press the next seat's button (or the reveal button); None when none is left."""

@@ -35,6 +35,8 @@ from companion.tables.setup.wizard import (
     write_config,
 )
 
+MOCK_TIMING = Timing(rest_s=0.05, quiet_s=0.05)
+
 
 @dataclass(frozen=True)
 class SetupOptions:
@@ -143,7 +145,9 @@ def run_setup(options: SetupOptions, console: Console, timing: Timing | None = N
             table = simulated_table(opened, options.simulate)
             hands, stamp = MockHands(table, console), table.stamp
             console.say("mock pins: a simulated table wired as hardware/pinmap.example.toml")
-        wizard = Wizard(opened, console, hands, reservations, timing or Timing())
+        if timing is None:  # the simulated table acts at once: no need to wait for a person
+            timing = MOCK_TIMING if opened.name == "mock" else Timing()
+        wizard = Wizard(opened, console, hands, reservations, timing)
         if options.bounce_only:
             return bounce_only(wizard, options.out, stamp)
         return setup_table(wizard, options.out, stamp)

@@ -27,12 +27,17 @@ class Console:
     say: Callable[[str], None]
 
     def ask(self, prompt: str) -> str:
-        """One typed line through the text gate; the end of input stops the wizard."""
-        try:
-            answer = self.ask_line(prompt)
-        except EOFError:
-            raise InputError("standard input", "ended before the set-up was finished") from None
-        return gate.clean(answer, "typed line", limit=200).strip()
+        """One typed line through the text gate (a refused one is asked again); the end of
+        input stops the wizard."""
+        while True:
+            try:
+                answer = self.ask_line(prompt)
+            except EOFError:
+                raise InputError("standard input", "ended before the set-up was finished") from None
+            try:
+                return gate.clean(answer, "typed line", limit=200).strip()
+            except InputError as exc:
+                self.say(f"refused: {exc}")
 
     def yes(self, prompt: str, default: bool) -> bool:
         """A yes/no question; Enter takes ``default``."""
