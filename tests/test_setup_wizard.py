@@ -160,6 +160,7 @@ def test_short_refused_with_its_line(
     assert run_wizard(opened, table, maker, tmp_path / "t.toml", [17, 27, 22, 19]) == 0
     assert "refused: GPIO17 and GPIO23 moved together: a short between them" in maker.text
     assert [p.button for p in load_config(tmp_path / "t.toml").players] == [27, 22, 19]
+    assert 23 not in maker.lit  # a pin a press moved is never driven as an output
 
 
 def test_pin_reserved_by_enabled_i2c_refused_with_its_line(
@@ -210,7 +211,7 @@ def test_enabled_interfaces_read_from_config_txt(config_txt: str, enabled: set[s
 
 def test_no_boot_config_says_which_pins_are_reserved_when_enabled(tmp_path: Path) -> None:
     line = read_reservations([tmp_path / "none.txt"]).line()
-    assert line.startswith("no Pi boot config found: reserved when enabled: I2C on GPIO2")
+    assert line.startswith("no Pi boot config read: reserved when enabled: I2C on GPIO2")
     assert "SPI on GPIO7, GPIO8, GPIO9, GPIO10, GPIO11" in line and "UART on GPIO14" in line
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,7 +60,16 @@ def run(args: argparse.Namespace) -> int:
         print(line, flush=True)
 
     def ask(prompt: str) -> str:
-        return input(prompt)
+        if sys.stdin.isatty():
+            return input(prompt)
+        # line mode (a pipe, a script, the docs' examples): the prompt on its line, then
+        # the answer echoed as "> answer", as every table's line mode shows it
+        print(prompt.rstrip(), flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        print(f"> {line.strip()}".rstrip(), flush=True)
+        return line.removesuffix("\n").removesuffix("\r")
 
     options = SetupOptions(
         out=Path(args.out),

@@ -57,7 +57,7 @@ class Reservations:
             for name, pins in INTERFACE_PINS.items()
         )
         if self.source is None:
-            return f"no Pi boot config found: reserved when enabled: {spans}"
+            return f"no Pi boot config read: reserved when enabled: {spans}"
         held = sorted({v for v in self.pins.values()})
         if not held:
             return f"{self.source}: no I2C, SPI or UART enabled; every GPIO is free"

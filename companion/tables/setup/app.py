@@ -35,7 +35,7 @@ from companion.tables.setup.wizard import (
     write_config,
 )
 
-MOCK_TIMING = Timing(rest_s=0.05, quiet_s=0.05)
+MOCK_TIMING = Timing(rest_s=0.05, press_timeout_s=1.0, quiet_s=0.05, tries=3)
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,8 @@ def run_setup(options: SetupOptions, console: Console, timing: Timing | None = N
         hands: Hands = RealHands()
         stamp = None
         reservations = read_reservations(options.boot_configs)
-        if opened.name == "mock":
+        if opened.name == "mock":  # a simulated table: this machine's boot config is not its
+            reservations = read_reservations(())
             table = simulated_table(opened, options.simulate)
             hands, stamp = MockHands(table, console), table.stamp
             console.say("mock pins: a simulated table wired as hardware/pinmap.example.toml")

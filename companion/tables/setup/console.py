@@ -16,8 +16,6 @@ from companion import text as gate
 from companion.devices.probe import SimulatedTable
 from companion.errors import InputError
 
-PRESS_COUNT_HINT = "Enter presses it"
-
 
 @dataclass
 class Console:
@@ -103,10 +101,8 @@ class MockHands:
 
     def press(self, what: str, pin: int | None, times: int) -> None:
         target = f"GPIO{pin}" if pin is not None else "the next button of the simulated table"
-        self.console.ask(
-            f"[mock pins] {what}: Enter presses {target}"
-            + (f" {times} times " if times > 1 else " ")
-        )
+        count = f" {times} times" if times > 1 else ""
+        self.console.ask(f"[mock pins] {what}: Enter (or any word) presses {target}{count} ")
         if pin is None:
             self.table.press_next(reveal="reveal" in what)
             return

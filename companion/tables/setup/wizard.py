@@ -63,6 +63,7 @@ class Wizard:
     reservations: Reservations
     timing: Timing = field(default_factory=Timing)
     flagged: dict[int, str] = field(default_factory=dict)  # pin -> its fault's line
+    moved: set[int] = field(default_factory=set)  # pins a press moved: never driven
 
     # -- the rest check -------------------------------------------------------------------
 
@@ -138,6 +139,7 @@ class Wizard:
                     "check the button's wire to its pin and its ground wire"
                 )
                 continue
+            self.moved |= {e.pin for e in edges}
             faulty = sorted({e.pin for e in edges} & set(self.flagged))
             for pin in faulty:
                 self.console.say(f"refused: {self.flagged[pin]}")
@@ -180,7 +182,10 @@ class Wizard:
             (
                 p
                 for p in watch.watched
-                if p not in used and p not in self.flagged and p not in self.reservations.pins
+                if p not in used
+                and p not in self.flagged
+                and p not in self.moved
+                and p not in self.reservations.pins
             ),
             key=lambda p: (p in INTERFACE_PIN_SET, p),  # I2C, SPI, UART pins last
         )
@@ -205,8 +210,8 @@ class Wizard:
             self.hands.show(pin)
             while True:
                 answer = self.console.ask(
-                    f"GPIO{pin} is on: what lit or sounded? (a seat's name for its LED, "
-                    "'status', 'buzzer', Enter: nothing, 'done': no more outputs) "
+                    f"GPIO{pin} is on: what lit? (a seat's name, status, buzzer; Enter: "
+                    "nothing; done) "
                 )
                 refusal = _take_output(answer, pin, found)
                 if refusal is None:
@@ -223,8 +228,12 @@ class Wizard:
                 self.console.say(f"refused: {exc}; {seat} gets no LED")
                 continue
             used = found.used()
-            if pin in used or pin in self.reservations.pins:
-                held = used.get(pin) or f"reserved by {self.reservations.pins[pin]}"
+            held = used.get(pin)
+            if held is None and pin in self.reservations.pins:
+                held = f"reserved by {self.reservations.pins[pin]}"
+            elif held is None and pin in self.moved | set(self.flagged):
+                held = "wired to a button (it moved): driving it could short it"
+            if held is not None:
                 self.console.say(f"refused: GPIO{pin} is {held}; {seat} gets no LED")
                 continue
             watch.release([pin])
