@@ -118,7 +118,7 @@ def with_timing(text: str, timing: Recommendation) -> str:
         if m:
             key = m.group(2)
             seen.add(key)
-            lines[i] = f"{m.group(1)}{key}{m.group(3)}{values[key]:g}  # from the bounce profile"
+            lines[i] = m.group(1) + _line(key, f"{values[key]:g}", "from the bounce profile")
     missing = [
         f"{k} = {v:g}  # from the bounce profile" for k, v in values.items() if k not in seen
     ]
