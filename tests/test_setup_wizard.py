@@ -122,6 +122,7 @@ def test_whole_wizard_buttons_found_by_pressing_config_read_back_by_the_referee(
     assert config.reveal_button == 21 and str(config.reveal) == "button"
     assert config.pin_factory == "mock"
     assert "read back by the referee's reader: 3 seats" in maker.text
+    assert "press no button meanwhile (a button pressed on a lit pin shorts it" in maker.text
     text = out.read_text(encoding="utf-8")
     assert "# header pin 11" in text and text.startswith("# companion referee")
     assert not {17, 27, 22, 21} & set(maker.lit)  # a button's pin is never driven
@@ -195,6 +196,15 @@ def test_no_press_in_time_is_one_line_then_gives_up_as_one_error(
         run_wizard(opened, table, maker, tmp_path / "t.toml", [])
     assert maker.text.count("no press seen in 0.3 s on any watched pin") == FAST.tries
     assert not (tmp_path / "t.toml").exists()
+
+
+def test_a_pin_another_program_holds_is_one_hardware_error(opened: OpenedFactory) -> None:
+    from gpiozero import LED
+
+    from companion.devices.probe import light
+
+    with LED(5, pin_factory=opened.factory), pytest.raises(HardwareError, match="^GPIO5 as an"):
+        light(opened, 5)
 
 
 @pytest.mark.parametrize(

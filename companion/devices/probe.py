@@ -20,6 +20,7 @@ from gpiozero import DigitalOutputDevice, InputDevice, PWMOutputDevice
 
 from companion.devices.pins import OpenedFactory
 from companion.devices.wiring import BCM_TO_BOARD, HAT_ID_PINS
+from companion.errors import HardwareError
 
 # The pins each interface takes while it is enabled (BCM numbers).
 INTERFACE_PINS: dict[str, tuple[int, ...]] = {
@@ -153,12 +154,18 @@ class PinWatch:
 
 def light(opened: OpenedFactory, pin: int) -> Any:
     """Drive ``pin`` high (an LED to ground through its resistor lights); close to stop."""
-    return DigitalOutputDevice(pin, pin_factory=opened.factory, initial_value=True)
+    try:
+        return DigitalOutputDevice(pin, pin_factory=opened.factory, initial_value=True)
+    except Exception as exc:  # busy, a driver error: one line, as every device here
+        raise HardwareError(f"GPIO{pin} as an output: {' '.join(str(exc).split())}") from exc
 
 
 def tone(opened: OpenedFactory, pin: int, hz: float = 2000.0) -> Any:
     """A square wave on ``pin``, for a passive buzzer (an active one sounds on high)."""
-    return PWMOutputDevice(pin, pin_factory=opened.factory, frequency=hz, initial_value=0.5)
+    try:
+        return PWMOutputDevice(pin, pin_factory=opened.factory, frequency=hz, initial_value=0.5)
+    except Exception as exc:
+        raise HardwareError(f"GPIO{pin} as a tone: {' '.join(str(exc).split())}") from exc
 
 
 # What a person sees when each output pin of the example table is driven high.

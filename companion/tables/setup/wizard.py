@@ -177,6 +177,10 @@ class Wizard:
         if typed:
             self._typed_leds(typed.replace(",", " ").split(), watch, found)
             return
+        self.console.say(
+            "lighting the free pins one at a time: press no button meanwhile (a button "
+            "pressed on a lit pin shorts it to ground)"
+        )
         used = found.used()
         candidates = sorted(
             (
