@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tags": ("companion.commands.tags", "NFC tags or barcodes on the cards"),
     "history": ("companion.commands.history", "every game remembered: stats, plots, export"),
     "web": ("companion.commands.web", "serve the score helpers to the phones at the table"),
+    "setup": ("companion.commands.setup", "find the table's wiring by pressing: write table.toml"),
     "bench": ("companion.commands.bench", "measure the referee and the bridge, print figures"),
     "doctor": ("companion.commands.doctor", "check the Pi for a table: GPIO, disk, clock, ports"),
     "voice": ("companion.commands.voice", "spoken calls: hear every phrase a table says"),

@@ -1,0 +1,1 @@
+"""``companion setup``: the set-up wizard and the bounce profile (docs/setup.md)."""
