@@ -114,8 +114,11 @@ class Core:
         return self._ext
 
     def stamp(self, raw: int) -> int:
-        """A raw ``ticks_us`` taken at most 8 minutes ago, extended."""
-        return codec.unwrap(raw, self.now_us(), codec.TICKS_BITS)
+        """A raw ``ticks_us`` taken at most 8 minutes ago, extended. An edge stamped just
+        before the core first read the clock (at boot, with ``ticks_us`` near 0) would
+        extend below zero, which no frame can carry: it is stamped at the start instead."""
+        t = codec.unwrap(raw, self.now_us(), codec.TICKS_BITS)
+        return t if t > 0 else 0
 
     # -- inputs from the hardware ---------------------------------------------------------
 
