@@ -646,3 +646,16 @@ def test_case_beyond_ascii_does_not_matter_either() -> None:
     assert [g.id for g in list_games(conn, player="ÉLODIE")] == [1, 2]
     with pytest.raises(InputError, match="one player"):
         record_game(game_of("Élodie", "élodie"), conn)
+
+
+def test_sqlites_message_about_a_damaged_schema_is_one_safe_line() -> None:
+    """SQLite quotes a damaged schema's text back (line breaks, controls and all): the
+    message a person reads, on the terminal or the History tab, is one line of safe text
+    (found by the History tab's fuzz under arm64, where its draws differ)."""
+    from companion.history import db
+
+    quoted = "malformed database schema (players) - CREATE TABLE players (\n  name TEXT\x1b[2J\n)"
+    said = db._said(sqlite3.DatabaseError(quoted))
+    assert "\n" not in said and "\x1b" not in said
+    assert said.startswith("malformed database schema (players) - CREATE TABLE players ( name")
+    assert len(db._said(sqlite3.DatabaseError("x" * 5000))) <= 203

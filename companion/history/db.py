@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import quote
 
+from companion import text as gate
 from companion.errors import InputError
 from companion.history.clean import decode
 
@@ -170,7 +171,10 @@ def _said(exc: Exception) -> str:
     text quoted back) is named, not decoded."""
     if isinstance(exc, UnicodeDecodeError):
         return "SQLite's message about it is not UTF-8: the file is damaged"
-    return str(exc)
+    # A damaged schema's text quoted back may hold line breaks and controls: one line, shown
+    # safely, cut short.
+    said = gate.REFUSED_CHARACTERS.sub("?", " ".join(str(exc).split()))
+    return said if len(said) <= 200 else said[:200] + "..."
 
 
 def _size(where: str) -> int:
