@@ -28,7 +28,9 @@ UNREACHABLE = (
     "ReadTimeout",
 )
 
-pytestmark = pytest.mark.index
+# What the index offers a Pi is asked with --platform, the same from any machine: not
+# again under qemu's arm64 emulation, where each question takes minutes.
+pytestmark = [pytest.mark.index, pytest.mark.emulated_slow]
 
 
 def documented_requirements() -> list[str]:
