@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from companion.cli import main
+from firmware_bridge.mprun import find_micropython
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [
@@ -282,6 +283,19 @@ def shape_of(actual: object, shown: object, where: str = "") -> list[str]:
     )
 
 
+def as_printed_here(shown: Any) -> Any:
+    """What this machine prints where the page shows a figure it cannot make.
+
+    MicroPython's Unix port (the test extra's `micropython` command) has wheels for Linux
+    x86_64 and macOS arm64 only, so a Raspberry Pi prints `core_ns_per_event.micropython:
+    null`, as docs/formats.md says; the rest of the shape is checked as shown.
+    """
+    cost = shown.get("core_ns_per_event") if isinstance(shown, dict) else None
+    if isinstance(cost, dict) and "micropython" in cost and find_micropython() is None:
+        return {**shown, "core_ns_per_event": {**cost, "micropython": None}}
+    return shown
+
+
 @pytest.mark.parametrize("example", EXCHANGES, ids=[e.id for e in EXCHANGES])
 def test_input_gives_the_output_the_page_shows(
     example: Exchange,
@@ -305,7 +319,7 @@ def test_input_gives_the_output_the_page_shows(
         printed = printed.replace(str(tmp_path / example.file), example.file)
     shown = example.output.text
     if example.output.language == "json":
-        actual, expected = json.loads(printed), json.loads(shown)
+        actual, expected = json.loads(printed), as_printed_here(json.loads(shown))
         if example.mode == "shape":
             assert shape_of(actual, expected) == []
         elif example.mode == "excerpt":
