@@ -221,6 +221,16 @@ def test_the_demo_is_playable_from_the_page_and_its_deck_hook_still_runs(
         presses = [e for e in journal.entries if e["type"] == "edge" and e["pressed"]]
         assert [e["player"] for e in presses] == ["shelly"]
         assert table.state()["rounds"][0]["n"] == 1
+        # New game: the demo's deck is dealt again for it, and its next round plays.
+        assert act(client, {"type": "new_game"}).status_code == 200
+        assert simulated.table.game is session.referee.game and not simulated.cards
+        assert table.state()["rounds"] == [] and table.game_id() == "2"
+        act(client, {"type": "start"})
+        deadline = time.monotonic() + 10  # only a hang fails: a loaded CI machine is slow
+        while not simulated.cards and time.monotonic() < deadline:
+            session.daemon.pump()
+            time.sleep(0.01)
+        assert simulated.cards, "the new game's deck turned no cards"
     finally:
         simulated.close()
         session.close()
@@ -557,3 +567,50 @@ def test_every_press_gets_one_of_the_words_and_a_sentence_that_starts_with_it(
         assert said["lead_us"] >= 0 and said["text"].endswith(" ms")
     if said["word"] == "false start":
         assert t_us < 0
+
+
+def test_new_game_from_the_page_keeps_the_old_journal_and_starts_at_round_one(
+    phone: tuple[TestClient, ChompWebTable], session: ChompSession
+) -> None:
+    """The holder's New game (the page asked first): between rounds only; the same seats,
+    a fresh journal, the game so far kept aside under a dated name, and the pages told by
+    a new game id."""
+    client, table = phone
+    assert act(client, {"type": "start"}).status_code == 200
+    session.daemon.pump()
+    during = act(client, {"type": "new_game"})
+    assert during.status_code == 400 and "a round is under way" in during.text
+    session.pin(BUTTONS["bob"]).drive_low()
+    session.pin(BUTTONS["bob"]).drive_high()
+    act(
+        client, {"type": "cards", "cards": {"ann": ["seal"], "bob": ["shark"], "cat": ["plankton"]}}
+    )
+    settle(session)
+    before = client.get("/api/tables/chomp").json()
+    assert before["state"]["verdict"]["n"] == 1 and before["game"] == "1"
+    folder = session.config.journal.parent
+    assert act(client, {"type": "new_game"}).status_code == 200
+    after = client.get("/api/tables/chomp").json()
+    assert after["game"] == "2" and after["state"]["verdict"] is None
+    assert [p["count"] for p in after["state"]["players"]] == [16, 16, 16]
+    kept = [p for p in folder.iterdir() if p.name.startswith("game.") and p.name != "game.jsonl"]
+    assert len(kept) == 1, sorted(p.name for p in folder.iterdir())
+    old = read_journal(kept[0]).entries
+    assert [e["type"] for e in old].count("verdict") == 1  # the game so far, whole
+    fresh = read_journal(session.config.journal).entries
+    assert [e["type"] for e in fresh] == ["start"]
+    assert session.daemon.referee is session.referee and session.referee.rounds_played == 0
+    # The new game plays on: a round from the page again, judged in the new journal.
+    assert act(client, {"type": "start"}).status_code == 200
+    session.daemon.pump()
+    assert client.get("/api/tables/chomp").json()["state"]["waiting_for_cards"]
+    assert table.game_id() == "2"
+
+
+def test_a_watcher_cannot_start_a_new_game(session: ChompSession) -> None:
+    site = build_site()
+    site.hub.add(ChompWebTable(session))
+    watcher = TestClient(create_app(site))
+    refused = watcher.post("/api/tables/chomp/actions", json={"type": "new_game"}, headers=ORIGIN)
+    assert refused.status_code == 403 and refused.text.startswith("code:")
+    assert [e["type"] for e in read_journal(session.config.journal).entries] == ["start"]

@@ -202,3 +202,37 @@ def test_a_seat_page_reclaims_its_seat_after_the_server_lost_the_claim(
     you.wait_for_function("(ui.claimed.chomp || []).includes('you')")
     assert you.request.get(f"{served.url}/api/me").json()["seats"] == {"chomp": "you"}
     assert you.is_visible("#chomp-me") and you.inner_text("#chomp-me-name") == "you"
+
+
+def test_new_game_asks_first_and_every_page_starts_again_at_round_one(
+    browser: Any,  # noqa: F811
+    demo: tuple[Served, ChompSession, ChompWebTable],
+) -> None:
+    """The code holder's New game (issue 24): asked first, refused during a round, and the
+    other pages follow the new game id to round 1; a watcher has no such button."""
+    served, session, table = demo
+    you = seat_phone(browser, served, "phone", "you")
+    watcher = seat_phone(browser, served, "phone", None)
+    assert watcher.is_hidden("#chomp-new")
+    you.click("#chomp-start")
+    you.wait_for_selector("#chomp-my-card.up")
+    assert you.is_disabled("#chomp-new")  # not during a round
+    you.click("#chomp-slap")
+    you.wait_for_selector("#chomp-feedback .press")
+    you.wait_for_function("!document.querySelector('#chomp-new').disabled")
+    box = you.locator("#chomp-new").bounding_box()
+    assert box is not None and box["height"] >= 48 and box["width"] >= 48
+    you.click("#chomp-new")
+    you.wait_for_selector("#ask:not([hidden])")
+    assert you.inner_text("#ask-text").startswith("Start a new game?")
+    you.click("#ask-no")
+    assert table.game_id() == "1"
+    you.click("#chomp-new")
+    you.click("#ask-yes")
+    for page in (you, watcher):
+        page.wait_for_function(
+            "document.querySelector('#chomp-status').textContent.startsWith('Round 1')"
+        )
+    assert table.game_id() == "2" and session.referee.rounds_played == 0
+    kept = [p for p in session.config.journal.parent.iterdir() if p.name.startswith("demo.")]
+    assert len(kept) == 2, kept  # the new journal and the old one, kept aside

@@ -128,6 +128,18 @@ class SimulatedTable:
         self.round_done = threading.Event()
         daemon = session.daemon
         daemon.on_step = self._on_step
+        session.new_game_hooks.append(self.new_game)
+
+    def new_game(self) -> None:
+        """The table started a new game (a phone asked): the deck is dealt again for it,
+        and nothing planned for the old game is pressed."""
+        referee = self.session.referee
+        with self._lock:
+            self.table = ChompTable.deal(referee.game.players, self.rng, referee.game.mode)
+            self.table.game = referee.game
+            self.cards = {}
+            self.planned = []
+            self.finished.clear()
 
     # ------------------------------------------------------------------ the buttons ----
 

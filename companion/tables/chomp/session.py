@@ -23,11 +23,11 @@ from companion.data import keep_aside
 from companion.devices.buttons import GpioPressSource, GpioRevealButton
 from companion.devices.outputs import TableOutputs
 from companion.devices.pins import OpenedFactory, open_factory
-from companion.errors import ConfigError, InputError, WriteError
+from companion.errors import ConfigError, InputError, RuleError, WriteError
 from companion.files import check_target, write_atomic
 from companion.games.chomp import ChompGame
 from companion.referee.clock import Clock, MonotonicClock
-from companion.referee.core import Referee, RefereeStep, Timing
+from companion.referee.core import Phase, Referee, RefereeStep, Timing
 from companion.referee.daemon import Cards, Input, RefereeDaemon
 from companion.referee.journal import (
     JournalContents,
@@ -270,6 +270,9 @@ class ChompSession:
     reveal_button: GpioRevealButton | None = None
     voice: VoiceOutput | None = None  # [voice]: the spoken calls, beside the LEDs
     closing: ExitStack = field(default_factory=ExitStack, repr=False)
+    # Called (under the daemon's lock) after new_game(): what holds the old game (the
+    # demo's simulated deck) takes the new one.
+    new_game_hooks: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     def led_level(self, player: str) -> float:
         """How bright a player's LED is now (0 when it has none), read back from its pins."""
@@ -289,6 +292,25 @@ class ChompSession:
         presses a button (wired active-low) and ``drive_high()`` releases it."""
         pin: TablePin = self.factory.factory.pin(number)
         return pin
+
+    def new_game(self) -> list[str]:
+        """A new game at this table between rounds: the same seats and settings, a fresh
+        journal, the one so far kept aside under a dated name (as ``--new`` does), never
+        deleted. Returns the lines to show (where the old journal went)."""
+        with self.daemon.lock:
+            referee = self.daemon.referee
+            if referee.phase not in (Phase.READY, Phase.OVER):
+                raise RuleError(f"a round is under way ({referee.phase}): finish it first")
+            fresh, journal, lines = build_referee(
+                self.config, self.sources, self.journal, resume=False, new=True
+            )
+            self.closing.callback(journal.close)
+            self.referee = self.daemon.referee = fresh
+            self.journal = self.daemon.journal = journal
+            for hook in self.new_game_hooks:
+                hook()
+        self.messages.extend(lines)
+        return lines
 
     def close(self) -> None:
         """Stop the referee's loop (whichever thread runs it, waiting for it), release

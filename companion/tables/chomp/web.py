@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from companion import text as gate
-from companion.errors import InputError
+from companion.errors import InputError, RuleError
 from companion.games.chomp import Card
 from companion.games.chomp.text import headline, round_lines
 from companion.referee.audit import AuditedRound, PressRow, audit
@@ -62,7 +62,17 @@ class ChompWebTable:
         self._verdicts_seen = -1
         self._sources: list[Mapping[str, object]] = []
         self._went_out: dict[int, tuple[str, ...]] = {}  # round -> who went out (the loop's)
+        self.games = 1  # games begun at this table since it opened (new_game adds one)
         self.publisher: Publisher | None = None
+        session.new_game_hooks.append(self._game_changed)
+
+    def _game_changed(self) -> None:
+        """After the session's new_game (under the loop's lock): the new journal's entries,
+        nothing of the old game's rounds, and a new game id for the pages."""
+        self.entries = list(read_journal(self.session.config.journal).entries)
+        self._audited, self._pictures, self._verdicts_seen = {}, {}, -1
+        self._went_out.clear()
+        self.games += 1
 
     # ---------------------------------------------------------------- from the loop ----
 
@@ -218,8 +228,26 @@ class ChompWebTable:
             self.daemon.put(Cards(self._cards(action.get("cards"))))
         elif kind == "slap":
             self._slap(action.get("player"))
+        elif kind == "new_game":
+            self._new_game()
         else:
-            raise InputError("type", f"{kind!r}: a CHOMP! table takes start, cards or slap")
+            raise InputError(
+                "type", f"{kind!r}: a CHOMP! table takes start, cards, slap or new_game"
+            )
+
+    def _new_game(self) -> None:
+        """New game (the page asked first): between rounds, the same seats; the journal so
+        far is kept aside, as ``--new`` does."""
+        try:
+            lines = self.session.new_game()
+        except RuleError as exc:
+            raise InputError("type", str(exc)) from None
+        self.messages = (self.messages + ["new game from a phone", *lines])[-KEEP_MESSAGES:]
+
+    def game_id(self) -> str:
+        """Which game of this table the pages show: a page that sees it change reads the
+        whole state again (the rounds start from 1)."""
+        return str(self.games)
 
     def _start(self) -> None:
         with self.daemon.lock:

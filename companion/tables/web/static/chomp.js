@@ -19,6 +19,7 @@ LIVE.chomp = {
     // for the files of a page at once, and the server caps the connections per address).
     document.head.append(el("link", { rel: "stylesheet", href: "/static/chomp.css" }));
     $("chomp-start").addEventListener("click", () => act("chomp", { type: "start" }));
+    $("chomp-new").addEventListener("click", () => newGame("chomp"));
     $("chomp-undo").addEventListener("click", () => { chomp.picks.pop(); drawEntry(); });
     $("chomp-confirm").addEventListener("click", confirmCards);
     $("chomp-rounds").addEventListener("change", (e) => showPast(e.target.value));
@@ -98,6 +99,8 @@ function drawChomp() {
     : `${s.round_label} · ${s.phase}${s.waiting_for_cards ? " · waiting for the cards" : ""} · pot ${s.pot} · ${s.mode.replace("_", " ")}`;
   $("chomp-status").classList.toggle("over", s.over);
   $("chomp-start").disabled = s.over || s.phase !== "ready";
+  $("chomp-new").hidden = !ui.canChange;
+  $("chomp-new").disabled = !(s.over || s.phase === "ready");
   drawMe(s, mine);
   drawEntry();
   drawVerdict(s);
