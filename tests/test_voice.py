@@ -30,11 +30,10 @@ from companion.devices.outputs import LED_PATTERNS, PALETTES, Pattern, TableOutp
 from companion.devices.pins import OpenedFactory
 from companion.devices.wiring import LedConfig, LedKind
 from companion.errors import ConfigError, InputError
-from companion.games.chomp import Card, ChompGame, Hand
+from companion.games.chomp import Card, ChompGame
 from companion.games.getbit import GetBit, Setup
 from companion.referee.clock import ManualClock
 from companion.referee.core import Phase, Referee, Timing
-from companion.referee.daemon import Cards, StartRound
 from companion.signals import ButtonEdge, Cue, RevealStamp, Signal, SourceInfo, TimingClass
 from companion.tables.chomp.config import ChompConfig, config_from_dict
 from companion.tables.getbit.config import load_table_config
@@ -60,13 +59,10 @@ HAS_ESPEAK = shutil.which("espeak-ng") is not None
 needs_espeak = pytest.mark.skipif(
     not HAS_ESPEAK, reason="espeak-ng is not installed (sudo apt install espeak-ng)"
 )
+from test_reliability_journal import play_round as play_journal_round  # noqa: E402
+
 MS = 1_000_000
 SEATS = ("ann", "bob", "cat")
-ANN_TAKES_CATS: dict[str, Hand] = {
-    "ann": (Card.SEAL,),
-    "bob": (Card.SHARK,),
-    "cat": (Card.PLANKTON,),
-}
 ON = VoiceConfig(enabled=True)
 
 
@@ -310,18 +306,8 @@ def test_the_referee_decides_rounds_while_the_voice_is_stuck(
 
 
 def play_round(session: Any, clock: ManualClock, slapper: str) -> None:
-    """Countdown, reveal, one press by ``slapper``, cards, verdict: no sleeping."""
-    daemon, timing = session.daemon, session.referee.timing
-    daemon.put(StartRound())
-    daemon.pump()
-    clock.advance(timing.countdown_beeps * timing.countdown_interval_ns)
-    daemon.pump()
-    clock.advance(50 * MS)
-    daemon.put(ButtonEdge(slapper, True, clock.now_ns(), "gpio", 0))
-    daemon.put(ButtonEdge(slapper, False, clock.now_ns() + 40 * MS, "gpio", 1))
-    daemon.put(Cards(dict(ANN_TAKES_CATS)))
-    clock.advance(100 * MS)
-    daemon.pump()
+    """The reliability tests' round (countdown, reveal, one press, cards, verdict), decided."""
+    play_journal_round(session, clock, slapper)
     assert session.referee.phase is not Phase.REVEALED
 
 
