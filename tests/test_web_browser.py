@@ -98,13 +98,22 @@ def close_phones(server: tuple[Site, str]) -> Iterator[None]:
         OPEN.pop().close()
 
 
-def phone(browser: Browser, url: str, code: str | None, size: ViewportSize = PHONE) -> Page:
-    """A new phone (its own cookies) on the page, joined when ``code`` is given."""
-    scale = 2 if size == PHONE else 1  # crisp phone shots; tablet ones stay small
+def phone(
+    browser: Browser,
+    url: str,
+    code: str | None,
+    size: ViewportSize = PHONE,
+    scale: int | None = None,
+    timeout_ms: int = 15_000,
+) -> Page:
+    """A new phone (its own cookies) on the page, joined when ``code`` is given. ``scale``:
+    the device's pixels per CSS pixel (default: 2 for the phone, crisp shots; else 1)."""
+    if scale is None:
+        scale = 2 if size == PHONE else 1  # tablet shots stay small
     context = browser.new_context(viewport=size, device_scale_factor=scale)
     OPEN.append(context)
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(timeout_ms)
     page.goto(f"{url}/?code={code}" if code else f"{url}/")
     page.wait_for_selector("#live.on")
     return page

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
-from test_web_browser import OPEN, browser, shots  # noqa: F401
+from test_web_browser import OPEN, browser, phone, shots  # noqa: F401
 
 from companion.games.chips import ChipsTable
 from companion.games.getbit import Setup
@@ -81,13 +81,8 @@ def getbit(tmp_path: Path) -> Iterator[Table]:
 
 
 def small_phone(browser: Browser, url: str, code: str | None) -> Page:  # noqa: F811
-    context = browser.new_context(viewport=SMALL, device_scale_factor=2)
-    OPEN.append(context)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.goto(f"{url}/?code={code}" if code else f"{url}/")
-    page.wait_for_selector("#live.on")
-    return page
+    """A 360 px phone at scale 2, joined when ``code`` is given."""
+    return phone(browser, url, code, SMALL, scale=2)
 
 
 def play_round_on_the_page(page: Page, cards: dict[str, int]) -> None:

@@ -29,6 +29,7 @@ from test_web_browser import (  # noqa: F401
     OPEN,
     _example_photo,
     browser,
+    phone,
     server,
     shots,
 )
@@ -77,15 +78,10 @@ def _axe() -> Any:
 
 
 def open_at(browser: Any, url: str, code: str | None, size: str) -> Any:  # noqa: F811
-    """A phone or a tablet on the page, joined with ``code``."""
+    """A phone or a tablet on the page (device scale 1), joined with ``code``."""
     width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    OPEN.append(context)
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    page.goto(f"{url}/?code={code}" if code else f"{url}/")
-    page.wait_for_selector("#live.on")
-    return page
+    viewport = {"width": width, "height": height}
+    return phone(browser, url, code, viewport, scale=1, timeout_ms=20_000)  # type: ignore[arg-type]
 
 
 def problems_of(page: Any, where: str) -> list[str]:
