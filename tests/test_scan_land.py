@@ -214,6 +214,8 @@ def test_a_patch_reads_items_lines_and_comments() -> None:
         ("2;3=P", r"--patch item 1: '2': write CELL=VALUE"),
         ("C2=x01:C3", r"a card's quarter is CARD:A1, B1, A2 or B2"),
         ("C2=x01:A1@45", r"the rotation is @0, @90, @180 or @270"),
+        ("C2=x01:A1@9²", r"the rotation is @0, @90, @180 or @270"),  # isdigit, not int
+        ("C2=x01:A1@٩٠", r"the rotation is @0, @90, @180 or @270"),  # read as 90 before
         ("C2=", r"nothing after '='"),
         ("egg", r"'egg' names the cells"),
         ("no eggs; egg C2", r"'no eggs' and 'egg"),

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from companion import text as gate
 from companion.errors import InputError
 from companion.games.dino import Cell, Kind, Land, Section, build_land, edge, pieces
 from companion.games.dino.catalog import CARD_QUARTERS, ROTATIONS, Catalog, turn
@@ -205,9 +206,9 @@ def _value(text: str, cells: tuple[Cell, ...], where: str) -> CellPatch:
             raise InputError(where, f"{text!r}: a card's quarter is CARD:A1, B1, A2 or B2")
         rotation = None
         if rot_text:
-            if not rot_text.isdigit() or int(rot_text) not in ROTATIONS:
+            rotation = gate.number_or_none(rot_text, low=0, high=270)  # ASCII digits only
+            if rotation not in ROTATIONS:
                 raise InputError(where, f"{text!r}: the rotation is @0, @90, @180 or @270")
-            rotation = int(rot_text)
         if len(cells) != 1:
             raise InputError(where, "a card's quarter covers one cell")
         return CellPatch(cells, where, card=card, quarter=quarter, rotation=rotation)
