@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.errors import InputError
-from companion.games.chomp import Card, ChompGame
+from companion.games.chomp import Card, ChompGame, Hand
 from companion.referee.audit import audit
 from companion.referee.clock import ManualClock
 from companion.referee.core import Referee, Timing
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "chomp-journal.jsonl"
 KERNEL = SourceInfo("gpio", TimingClass.KERNEL_EDGE, 20, "lgpio")
 MS = 1_000_000
-CARDS = {"ann": (Card.SEAL,), "bob": (Card.SHARK,), "cat": (Card.PLANKTON,)}
+CARDS: dict[str, Hand] = {"ann": (Card.SEAL,), "bob": (Card.SHARK,), "cat": (Card.PLANKTON,)}
 
 
 def played(path: Path, cards: Cards) -> list[dict[str, Any]]:

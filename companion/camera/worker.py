@@ -1,0 +1,550 @@
+"""The frames read in a process of their own, at lower priority, beside the referee.
+
+Why a process: finding markers in a 720p frame takes milliseconds of CPU every 33 ms, and
+in the referee's process that work (and its garbage) would share the interpreter with the
+decision path (pins -> referee -> LED, buzzer, journal). A child process started with
+``spawn`` (never forked: no referee thread, lock or open pin is copied into it) reads the
+camera, runs :class:`~companion.camera.detect.Detector` on each frame at ``nice`` +10 and
+sends back only what it saw (:class:`~companion.camera.model.Seen`: ids, corners, a stamp,
+a few hundred bytes a frame). It keeps the last ~2 s of frames so the table can ask for
+the frame that gave a round's cards (the evidence, as a JPEG with the markers outlined).
+
+Two parts, both closed by their ``close()`` with no process left behind:
+
+* :class:`CameraWorker` owns the child and the pipe: ``on_seen`` for every frame,
+  ``on_end`` once when the source fails (unplugged) or a recording ends;
+* :class:`CameraReading` is the table's side: it feeds a
+  :class:`~companion.camera.reader.RevealReader` from the worker on a thread of its own,
+  armed at each reveal, and calls ``on_cards``, ``on_ask`` and ``on_fault``. It never
+  stamps a slap or a reveal: the pins and the reveal button do that.
+
+A recording (a video file, a folder of frames) played at a table is played as if live:
+paced at its frame rate, each frame stamped when it is read, so its frames and the
+referee's reveal share one clock (``time.monotonic_ns``, the same in every process).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from companion.camera.model import Frame, FrameSource, Seen, Sighting
+from companion.errors import CompanionError
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+    from companion.camera.reader import Ask, ReadUpdate, RevealReader
+
+log = logging.getLogger(__name__)
+
+NICE = 10  # the worker's niceness above the table's: the referee's loop goes first
+KEEP_S = 2.0  # seconds of frames kept for the evidence
+LINGER_S = 2.0  # after the source ends, the frames kept are still served this long
+LIVE_PREFIXES = ("picamera2", "/dev/video", "usb:", "sim")
+
+Opener = Callable[[str, tuple[int, int], float], FrameSource]
+Packed = tuple[int, int, tuple[int, int], tuple[tuple[int, tuple[tuple[float, float], ...]], ...]]
+
+
+def is_live(spec: str) -> bool:
+    """A camera (or the simulated table) rather than a recording."""
+    return spec.startswith(LIVE_PREFIXES)
+
+
+def pack(seen: Seen) -> Packed:
+    """A Seen as plain tuples (what crosses the pipe: small, no class to pickle)."""
+    sightings = tuple((s.marker, tuple(s.corners)) for s in seen.sightings)
+    return seen.index, seen.t_ns, seen.size, sightings
+
+
+def unpack(packed: Packed) -> Seen:
+    index, t_ns, size, sightings = packed
+    return Seen(
+        index,
+        t_ns,
+        (int(size[0]), int(size[1])),
+        tuple(Sighting(int(m), _corners(c)) for m, c in sightings),
+    )
+
+
+def _corners(
+    corners: Sequence[tuple[float, float]],
+) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]:
+    a, b, c, d = ((float(x), float(y)) for x, y in corners)
+    return a, b, c, d
+
+
+def outlined_jpeg(frame: Frame, seen: Seen | None, quality: int = 85) -> bytes:
+    """The frame as a JPEG with every marker seen outlined and numbered (the evidence a
+    dispute is settled by)."""
+    import cv2
+    import numpy as np
+
+    image = frame.image
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    else:
+        image = image.copy()
+    thick = max(2, frame.size[0] // 400)
+    for sighting in seen.sightings if seen is not None else ():
+        points = np.array(sighting.corners, np.int32).reshape(-1, 1, 2)
+        cv2.polylines(image, [points], True, (0, 0, 0), thick + 2)  # dark under light:
+        cv2.polylines(image, [points], True, (0, 255, 255), thick)  # seen on any table
+        x, y = (int(v) for v in sighting.corners[0])
+        label = str(sighting.marker)
+        cv2.putText(image, label, (x, max(12, y - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
+                    (0, 0, 0), thick + 2, cv2.LINE_AA)  # fmt: skip
+        cv2.putText(image, label, (x, max(12, y - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
+                    (0, 255, 255), thick, cv2.LINE_AA)  # fmt: skip
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise CompanionError("the evidence frame could not be encoded as JPEG")
+    return bytes(data.tobytes())
+
+
+def default_opener(spec: str, size: tuple[int, int], fps: float) -> FrameSource:
+    """cam-synth's :func:`~companion.camera.sources.open_camera` (imported in the child)."""
+    from companion.camera.sources import open_camera
+
+    source: FrameSource = open_camera(spec, size, fps)
+    return source
+
+
+# ------------------------------------------------------------------------- the child ----
+
+
+def _child(
+    conn: Connection,
+    spec: str,
+    markers: tuple[int, ...] | None,
+    size: tuple[int, int],
+    fps: float,
+    keep_s: float,
+    opener: Opener,
+) -> None:
+    """The worker process: frames in, sightings out, until told to stop or the source
+    ends (then the frames kept are served a little longer, and it ends by itself)."""
+    try:
+        niceness = os.nice(NICE)
+        said = f"camera worker (pid {os.getpid()}) reads {spec} at nice {niceness}"
+    except OSError as exc:  # a container that forbids it: say so, go on
+        said = f"camera worker (pid {os.getpid()}) reads {spec}; nice refused ({exc.strerror})"
+    conn.send(("hello", said))
+    try:
+        _read_frames(conn, spec, markers, size, fps, keep_s, opener)
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        pass  # the table is gone or stopping: nothing to tell
+    finally:
+        conn.close()
+
+
+class _Ring:
+    """The last frames (with what was seen in each), by index, for the evidence."""
+
+    def __init__(self, keep_s: float) -> None:
+        self.keep_ns = int(keep_s * 1e9)
+        self.frames: collections.deque[tuple[Frame, Seen]] = collections.deque()
+
+    def add(self, frame: Frame, seen: Seen) -> None:
+        self.frames.append((frame, seen))
+        while self.frames and frame.t_ns - self.frames[0][0].t_ns > self.keep_ns:
+            self.frames.popleft()
+
+    def jpeg(self, index: int) -> bytes | None:
+        for frame, seen in reversed(self.frames):
+            if frame.index == index:
+                return outlined_jpeg(frame, seen)
+        return None
+
+
+def _serve_requests(conn: Connection, ring: _Ring, source: FrameSource | None) -> bool:
+    """Answer what the table asked; False when it said stop."""
+    while conn.poll():
+        request = conn.recv()
+        if request[0] == "stop":
+            return False
+        if request[0] == "frame":
+            _, ticket, index = request
+            try:
+                conn.send(("jpeg", ticket, ring.jpeg(index)))
+            except CompanionError as exc:
+                conn.send(("jpeg", ticket, None))
+                conn.send(("log", str(exc)))
+        elif request[0] == "show" and source is not None:
+            show = getattr(source, "show", None)  # the simulated table: the demo's cards
+            if show is not None:
+                show(request[1])
+    return True
+
+
+def _read_frames(
+    conn: Connection,
+    spec: str,
+    markers: tuple[int, ...] | None,
+    size: tuple[int, int],
+    fps: float,
+    keep_s: float,
+    opener: Opener,
+) -> None:
+    from companion.camera.detect import Detector
+
+    ring = _Ring(keep_s)
+    try:
+        source = opener(spec, size, fps)
+    except CompanionError as exc:
+        conn.send(("end", str(exc)))
+        return
+    try:
+        detector = Detector(markers)
+        live = is_live(spec)
+        period_ns = int(1e9 / (source.fps or fps)) if not live else 0
+        next_ns = time.monotonic_ns()
+        conn.send(("opened", source.describe))
+        while _serve_requests(conn, ring, source):
+            try:
+                frame = source.read()
+            except (CompanionError, OSError) as exc:
+                conn.send(("end", f"camera {source.describe}: {exc}"))
+                break
+            if frame is None:
+                conn.send(("end", f"camera {source.describe}: the recording ended"))
+                break
+            if not live:  # a recording played as if live (module docstring)
+                now = time.monotonic_ns()
+                if next_ns > now:
+                    time.sleep((next_ns - now) / 1e9)
+                next_ns = max(next_ns, now) + period_ns
+                frame = Frame(frame.index, time.monotonic_ns(), frame.image)
+            seen = detector.see(frame)
+            ring.add(frame, seen)
+            conn.send(("seen", pack(seen)))
+        else:
+            return  # told to stop
+        until = time.monotonic() + LINGER_S
+        while time.monotonic() < until and _serve_requests(conn, ring, None):
+            conn.poll(0.05)
+    finally:
+        source.close()
+
+
+# ------------------------------------------------------------------------ the parent ----
+
+
+class CameraWorker:
+    """The child process and its pipe, seen from the table (module docstring).
+
+    ``on_seen`` gets every frame's :class:`Seen` on the worker's reader thread; ``on_end``
+    gets one line, once, when the source fails or ends (the child then ends by itself);
+    ``on_log`` the child's own lines (its niceness, the camera it opened).
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        on_seen: Callable[[Seen], None],
+        on_end: Callable[[str], None],
+        markers: Collection[int] | None = None,
+        size: tuple[int, int] = (1280, 720),
+        fps: float = 30.0,
+        keep_s: float = KEEP_S,
+        opener: Opener = default_opener,
+        on_log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.on_seen = on_seen
+        self.on_end = on_end
+        self.on_log = on_log or (lambda line: log.info("%s", line))
+        self.markers = None if markers is None else tuple(sorted(markers))
+        self.size, self.fps, self.keep_s, self.opener = size, fps, keep_s, opener
+        self.describe = spec
+        self.ended: str | None = None  # the line on_end was given
+        self.frames = 0
+        self._process: Any = None
+        self._conn: Connection | None = None
+        self._thread: threading.Thread | None = None
+        self._send_lock = threading.Lock()
+        self._tickets: dict[int, Callable[[bytes | None], None]] = {}
+        self._next_ticket = 0
+        self._closing = threading.Event()
+
+    def start(self) -> CameraWorker:
+        context = multiprocessing.get_context("spawn")
+        mine, theirs = context.Pipe()
+        self._process = context.Process(
+            target=_child,
+            args=(theirs, self.spec, self.markers, self.size, self.fps, self.keep_s, self.opener),
+            name="companion camera",
+            daemon=True,
+        )
+        self._process.start()
+        theirs.close()  # the child's end lives in the child: EOF here when it exits
+        self._conn = mine
+        self._thread = threading.Thread(target=self._listen, name="camera pipe", daemon=True)
+        self._thread.start()
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else int(self._process.pid)
+
+    def _listen(self) -> None:
+        conn = self._conn
+        assert conn is not None
+        try:
+            while True:
+                message = conn.recv()
+                self._dispatch(message)
+        except (EOFError, OSError):
+            pass
+        if not self._closing.is_set():
+            self._end(f"camera {self.describe}: the camera worker stopped")
+        for callback in self._take_tickets():
+            callback(None)
+
+    def _dispatch(self, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "seen":
+            self.frames += 1
+            self._guard("on_seen", self.on_seen, unpack(message[1]))
+        elif kind == "jpeg":
+            with self._send_lock:
+                callback = self._tickets.pop(message[1], None)
+            if callback is not None:
+                self._guard("evidence", callback, message[2])
+        elif kind == "opened":
+            self.describe = str(message[1])
+            self.on_log(f"camera {self.describe} opened")
+        elif kind in ("hello", "log"):
+            self.on_log(str(message[1]))
+        elif kind == "end":
+            self._end(str(message[1]))
+
+    def _end(self, line: str) -> None:
+        if self.ended is None:
+            self.ended = line
+            self._guard("on_end", self.on_end, line)
+
+    @staticmethod
+    def _guard(name: str, hook: Callable[[Any], None], value: object) -> None:
+        """A callback that raises is logged; the pipe goes on being read."""
+        try:
+            hook(value)
+        except Exception:  # noqa: BLE001 - a table's bug, kept off the camera's thread
+            log.exception("camera %s failed", name)
+
+    def _take_tickets(self) -> list[Callable[[bytes | None], None]]:
+        with self._send_lock:
+            waiting, self._tickets = list(self._tickets.values()), {}
+        return waiting
+
+    def _send(self, message: tuple[Any, ...]) -> bool:
+        """Send to the child; False when it is gone."""
+        with self._send_lock:
+            if self._conn is None or self._closing.is_set():
+                return False
+            try:
+                self._conn.send(message)
+            except (OSError, ValueError):
+                return False
+            return True
+
+    def evidence(self, index: int, reply: Callable[[bytes | None], None]) -> None:
+        """Ask for frame ``index`` as a JPEG with its markers outlined; ``reply`` gets it
+        (None when the frame is no longer kept or the worker is gone) on the pipe's thread."""
+        with self._send_lock:
+            ticket = self._next_ticket
+            self._next_ticket += 1
+            self._tickets[ticket] = reply
+        if not self._send(("frame", ticket, index)):
+            with self._send_lock:
+                self._tickets.pop(ticket, None)
+            reply(None)
+
+    def show(self, placed: Mapping[str, Sequence[int]] | None) -> None:
+        """The simulated table: the markers now face up at each seat (ignored by a camera)."""
+        self._send(("show", None if placed is None else {k: list(v) for k, v in placed.items()}))
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the child and wait for it (killed if it does not stop): no zombie is left.
+        Safe to call twice."""
+        if self._process is None:
+            return
+        self._send(("stop",))
+        self._closing.set()
+        self._process.join(timeout)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join(1.0)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(1.0)
+        if self._conn is not None:
+            self._conn.close()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        self._process.close()
+        self._process = None
+
+    def __enter__(self) -> CameraWorker:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class Armed:
+    """The round the camera is reading: its number, the cards each seat shows, when the
+    cards went up (the reveal's stamp) and when to stop waiting."""
+
+    n: int
+    expect: dict[str, int]
+    reveal_ns: int
+    deadline_ns: int
+
+
+class CameraReading:
+    """The table's side: the worker's frames through a RevealReader, a round at a time.
+
+    ``arm`` at each reveal (the frames since the reveal's stamp that came before it are
+    read too: a short backlog is kept), ``disarm`` when the round is decided or typed.
+    ``on_cards(n, update)`` once a round (complete, or at the deadline the seats read so
+    far), ``on_ask(n, ask)`` per question for a person, ``on_fault(line)`` once if the
+    camera fails; all on the reading thread, never under its lock.
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        reader: RevealReader,
+        on_cards: Callable[[int, ReadUpdate], None],
+        on_ask: Callable[[int, Ask], None],
+        on_fault: Callable[[str], None],
+        markers: Collection[int] | None = None,
+        clock: Callable[[], int] = time.monotonic_ns,
+        opener: Opener = default_opener,
+        on_log: Callable[[str], None] | None = None,
+        keep_s: float = KEEP_S,
+    ) -> None:
+        self.reader = reader
+        self.on_cards, self.on_ask, self.on_fault = on_cards, on_ask, on_fault
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._inbox: collections.deque[Seen] = collections.deque()
+        self._backlog: collections.deque[Seen] = collections.deque()
+        self._keep_ns = int(keep_s * 1e9)
+        self._armed: Armed | None = None
+        self._given = False  # this round's cards went out
+        self._stop = False
+        self.worker = CameraWorker(
+            spec, self._seen, self._ended, markers, opener=opener, on_log=on_log, keep_s=keep_s
+        )
+        self._thread = threading.Thread(target=self._run, name="camera reading", daemon=True)
+
+    def start(self) -> CameraReading:
+        self.worker.start()
+        self._thread.start()
+        return self
+
+    @property
+    def failed(self) -> str | None:
+        """The line the camera ended with (unplugged, a recording over), or None."""
+        return self.worker.ended
+
+    # -------------------------------------------------------------- from the table ---
+
+    def arm(self, n: int, expect: Mapping[str, int], reveal_ns: int, deadline_ns: int) -> None:
+        """Read round ``n``'s cards from the reveal's stamp on; a second call for the same
+        round changes nothing (it can follow every step of a round)."""
+        with self._wake:
+            if self._armed is not None and self._armed.n == n:
+                return
+            self._armed = Armed(n, dict(expect), reveal_ns, deadline_ns)
+            self._given = False
+            self.reader.arm(n, expect, reveal_ns, deadline_ns)
+            self._inbox.extendleft(reversed([s for s in self._backlog if s.t_ns >= reveal_ns]))
+            self._wake.notify()
+
+    def disarm(self) -> None:
+        with self._wake:
+            self._armed = None
+            self.reader.disarm()
+
+    def evidence(self, index: int, reply: Callable[[bytes | None], None]) -> None:
+        self.worker.evidence(index, reply)
+
+    def close(self) -> None:
+        with self._wake:
+            self._stop = True
+            self._wake.notify()
+        self.worker.close()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(5.0)
+
+    # -------------------------------------------------------------- the worker's ------
+
+    def _seen(self, seen: Seen) -> None:
+        with self._wake:
+            self._backlog.append(seen)
+            while self._backlog and seen.t_ns - self._backlog[0].t_ns > self._keep_ns:
+                self._backlog.popleft()
+            if self._armed is not None and not self._given:
+                self._inbox.append(seen)
+                self._wake.notify()
+
+    def _ended(self, line: str) -> None:
+        log.warning("%s", line)
+        self._guard(lambda: self.on_fault(line))
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                update, n = self._next()
+                if self._stop:
+                    return
+            if update is not None and n is not None:
+                self._deliver(n, update)
+
+    def _next(self) -> tuple[ReadUpdate | None, int | None]:
+        """Under the lock: the next frame's update, or the deadline's, or a wait."""
+        armed = self._armed
+        if armed is None or self._given:
+            self._inbox.clear()
+            self._wake.wait(0.25)
+            return None, None
+        if self._inbox:
+            return self.reader.see(self._inbox.popleft()), armed.n
+        left = armed.deadline_ns - self.clock()
+        if left > 0:
+            self._wake.wait(min(0.25, left / 1e9))
+            return None, None
+        self._given = True  # the deadline is once a round: what it gives is all there is
+        return self.reader.expire(self.clock()), armed.n
+
+    def _deliver(self, n: int, update: ReadUpdate) -> None:
+        with self._wake:
+            if self._armed is None or self._armed.n != n:
+                return  # disarmed meanwhile (typed cards came first)
+            if update.cards is not None:
+                self._given = True
+        for ask in update.asks:
+            self._guard(functools.partial(self.on_ask, n, ask))
+        if update.cards is not None:
+            self._guard(lambda: self.on_cards(n, update))
+
+    @staticmethod
+    def _guard(call: Callable[[], None]) -> None:
+        try:
+            call()
+        except Exception:  # noqa: BLE001 - a table's bug, kept off the camera's thread
+            log.exception("camera callback failed")
