@@ -444,6 +444,8 @@ class CameraReading:
         self._backlog: collections.deque[Seen] = collections.deque()
         self._keep_ns = int(keep_s * 1e9)
         self._armed: Armed | None = None
+        # arm_when_clear's round: (n, expect, clear, wait_ns, asked at)
+        self._waiting: tuple[int, dict[str, int], Callable[[Seen], bool], int, int] | None = None
         self._given = False  # this round's cards went out
         self._stop = False
         self.worker = CameraWorker(
@@ -467,17 +469,37 @@ class CameraReading:
         """Read round ``n``'s cards from the reveal's stamp on; a second call for the same
         round changes nothing (it can follow every step of a round)."""
         with self._wake:
+            self._arm(Armed(n, dict(expect), reveal_ns, deadline_ns))
+
+    def _arm(self, armed: Armed) -> None:
+        if self._armed is not None and self._armed.n == armed.n:
+            return
+        self._waiting = None
+        self._armed = armed
+        self._given = False
+        self.reader.arm(armed.n, armed.expect, armed.reveal_ns, armed.deadline_ns)
+        late = [s for s in self._backlog if s.t_ns >= armed.reveal_ns]
+        self._inbox.extendleft(reversed(late))
+        self._wake.notify()
+
+    def arm_when_clear(
+        self, n: int, expect: Mapping[str, int], clear: Callable[[Seen], bool], wait_ns: int
+    ) -> None:
+        """A game with no reveal stamp (Get Bit!: the cards are turned over together when
+        the players are ready): round ``n`` counts from the first frame after now in
+        which ``clear`` holds (no card in any seat's zone), so the last round's cards
+        still lying there are never read as this one's; then ``wait_ns`` to read them."""
+        with self._wake:
             if self._armed is not None and self._armed.n == n:
                 return
-            self._armed = Armed(n, dict(expect), reveal_ns, deadline_ns)
-            self._given = False
-            self.reader.arm(n, expect, reveal_ns, deadline_ns)
-            self._inbox.extendleft(reversed([s for s in self._backlog if s.t_ns >= reveal_ns]))
-            self._wake.notify()
+            self._armed = None
+            self.reader.disarm()
+            self._waiting = (n, dict(expect), clear, wait_ns, self.clock())
 
     def disarm(self) -> None:
         with self._wake:
             self._armed = None
+            self._waiting = None
             self.reader.disarm()
 
     def evidence(self, index: int, reply: Callable[[bytes | None], None]) -> None:
@@ -498,6 +520,11 @@ class CameraReading:
             self._backlog.append(seen)
             while self._backlog and seen.t_ns - self._backlog[0].t_ns > self._keep_ns:
                 self._backlog.popleft()
+            waiting = self._waiting
+            if waiting is not None and seen.t_ns > waiting[4] and waiting[2](seen):
+                n, expect, _, wait_ns, _ = waiting
+                self._arm(Armed(n, expect, seen.t_ns + 1, seen.t_ns + 1 + wait_ns))
+                return
             if self._armed is not None and not self._given:
                 self._inbox.append(seen)
                 self._wake.notify()

@@ -33,14 +33,17 @@ from companion.errors import CompanionError, InputError
 from companion.files import check_path, write_atomic
 
 if TYPE_CHECKING:
+    from companion.camera.model import Seen
     from companion.camera.reader import Ask, ReadUpdate
     from companion.camera.worker import CameraReading, Opener
+    from companion.camera.zones import Zones
 
 log = logging.getLogger(__name__)
 
 CAMERA_KEYS = ("source", "deck", "deadline_ms", "zones")
 DEADLINE_MS = 1500.0
 LIVE_SOURCES = ("picamera2", "/dev/video", "usb:", "sim")
+NO_DEADLINE_NS = 24 * 3600 * 10**9  # Get Bit!: no hurry, the cards can be typed any time
 
 
 @dataclass(frozen=True)
@@ -64,9 +67,12 @@ class CameraConfig:
         return CameraConfig(source, deck, self.deadline_ms, self.zones)
 
 
-def camera_from(raw: Mapping[str, object], seats: Sequence[str]) -> tuple[CameraConfig, list[str]]:
+def camera_from(
+    raw: Mapping[str, object], seats: Sequence[str] | None
+) -> tuple[CameraConfig, list[str]]:
     """The parsed config's ``[camera]`` and the warnings for the table (a seat without a
-    zone is always asked); a bad value is one InputError naming ``camera.<key>``."""
+    zone is always asked); a bad value is one InputError naming ``camera.<key>``.
+    ``seats``: the table's seats (None: not known until the game is set up)."""
     c = data.obj(raw["camera"], "camera", required=("source",), optional=CAMERA_KEYS)
     source = data.name(c["source"], "camera.source", "camera")
     try:
@@ -88,10 +94,10 @@ def camera_from(raw: Mapping[str, object], seats: Sequence[str]) -> tuple[Camera
         zones = zones_from_config(c["zones"], "camera.zones")
         Zones(zones, "camera.zones")  # overlapping or degenerate: one line now, not mid-game
         for zone in zones:
-            if zone.seat not in seats:
+            if seats is not None and zone.seat not in seats:
                 raise data.fail(data.at("camera.zones", zone.seat), f"no seat {zone.seat!r}")
     warnings = []
-    missing = [s for s in seats if s not in {z.seat for z in zones}]
+    missing = [s for s in seats or () if s not in {z.seat for z in zones}]
     if missing:
         warnings.append(
             f"camera.zones: no zone for {', '.join(missing)}: the camera cannot read "
@@ -148,6 +154,7 @@ class TableCamera:
     pending: Pending | None = None
     failed: str | None = None
     saved: dict[int, Path] = field(default_factory=dict)
+    zones: Zones | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def start(self) -> TableCamera:
@@ -165,7 +172,8 @@ class TableCamera:
                     "camera.deck", f"{self.config.deck} is a deck for {deck.game}, not {self.game}"
                 )
         assert deck is not None
-        reader = RevealReader(deck, Zones(list(self.config.zones), "camera.zones"))
+        self.zones = Zones(list(self.config.zones), "camera.zones")
+        reader = RevealReader(deck, self.zones)
         self.reading = CameraReading(
             self.config.source,
             reader,
@@ -188,6 +196,23 @@ class TableCamera:
         if self.reading is not None and self.failed is None:
             deadline = reveal_ns + int(self.config.deadline_ms * 1e6)
             self.reading.arm(n, expect, reveal_ns, deadline)
+
+    def arm_when_clear(self, n: int, expect: Mapping[str, int]) -> None:
+        """Round ``n`` of a game without a reveal stamp (Get Bit!): read from the first
+        frame with no card in any seat's zone on, until every seat is read (the cards
+        can be typed meanwhile)."""
+        with self._lock:
+            if self.pending is not None and self.pending.n != n:
+                self.pending = None
+        if self.reading is None or self.failed is not None or self.zones is None:
+            return
+        zones = self.zones
+
+        def clear(seen: Seen) -> bool:
+            placed = zones.place(seen)
+            return not placed.between and not any(placed.by_seat.values())
+
+        self.reading.arm_when_clear(n, expect, clear, NO_DEADLINE_NS)
 
     def disarm(self) -> None:
         """The round was decided (or its cards typed first): stop reading it."""

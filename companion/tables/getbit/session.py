@@ -13,6 +13,7 @@ from contextlib import ExitStack, closing
 from pathlib import Path
 
 from companion.games.getbit import Setup
+from companion.tables.getbit.camera import GetBitCamera
 from companion.tables.getbit.config import GetBitConfig
 from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame
@@ -76,7 +77,12 @@ def open_getbit_table(
             seats, colours = tag_options(saved.setup) if tag_options else (None, {})
             tags = sources.tags = TableTags(tagfile, sources.readers, saved, seats, colours)
             messages += tags.describe(saved.setup)
-        table = GetBitTable(saved, secret, hardware, tags)  # arms the first round
+        camera = None
+        if config is not None and config.camera is not None:
+            camera = GetBitCamera(config.camera, saved.path).start()
+            stack.callback(camera.close)
+            messages += camera.describe()
+        table = GetBitTable(saved, secret, hardware, tags, camera)  # arms the first round
         table.messages = messages
         if tags is not None:
             tags.start()

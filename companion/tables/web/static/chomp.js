@@ -55,9 +55,15 @@ const creature = (name) => name.replace("_", " ");
 const shownOf = (s, seat) => (s.shown[seat] || []).map(creature).join(" + ");
 
 // The seats in order, each as many times as the cards it shows: one tap fills one place.
+// A seat the camera read is not asked again: its cards are kept (cameraRead).
+const cameraRead = (state) => (state.camera && state.camera.read) || {};
 function places(state) {
   const out = [];
-  for (const p of state.players) for (let i = 0; i < (state.hand_sizes[p.name] || 0); i++) out.push(p.name);
+  const read = cameraRead(state);
+  for (const p of state.players) {
+    if (read[p.name]) continue;
+    for (let i = 0; i < (state.hand_sizes[p.name] || 0); i++) out.push(p.name);
+  }
   return out;
 }
 
@@ -170,6 +176,17 @@ function drawVerdict(s) {
   const pic = el("div", { class: "picture", id: "chomp-picture" });
   pic.innerHTML = s.verdict.svg; // drawn by the Pi (referee/picture.py); names are escaped there
   v.append(pic);
+  if (s.verdict.frame) v.append(evidence(s.verdict.n, s.verdict.frame));
+}
+
+// The camera's frame that gave a round's cards, the markers outlined: a dispute is settled
+// by looking. Everyone at the table saw the cards, so every page may show it.
+function evidence(n, file) {
+  const fig = el("figure", { class: "evidence", id: `chomp-frame-${n}` });
+  fig.append(el("img", { class: "picture", src: `/api/tables/chomp/files/${file}`,
+    alt: `Round ${n}: the camera's picture of the cards, each sticker outlined` }));
+  fig.append(el("figcaption", {}, `Round ${n} as the camera saw it`));
+  return fig;
 }
 
 function drawEntry() {
@@ -195,6 +212,9 @@ function drawEntry() {
   for (const b of row.querySelectorAll("button")) b.disabled = !next;
   const picked = $("chomp-picked");
   picked.replaceChildren();
+  for (const [seat, cards] of Object.entries(cameraRead(s))) {
+    picked.append(el("li", { class: "camera" }, `${seat}: ${cards.map(creature).join(" + ")} (read by the camera)`));
+  }
   seats.forEach((seat, i) => picked.append(el("li", { class: i === chomp.picks.length ? "next" : "" }, `${seat}: ${chomp.picks[i] ? creature(chomp.picks[i]) : "…"}`)));
   $("chomp-confirm").disabled = Boolean(next);
   $("chomp-undo").disabled = !chomp.picks.length;
@@ -210,4 +230,8 @@ function showPast(n) {
   const img = $("chomp-past");
   img.hidden = !n;
   if (n) img.src = `/api/tables/chomp/files/round-${n}.svg`;
+  const past = (chomp.state && chomp.state.rounds || []).find((r) => String(r.n) === String(n));
+  const box = $("chomp-past-frame");
+  box.replaceChildren();
+  if (past && past.frame) box.append(evidence(past.n, past.frame));
 }
