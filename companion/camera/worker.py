@@ -49,7 +49,8 @@ log = logging.getLogger(__name__)
 NICE = 10  # the worker's niceness above the table's: the referee's loop goes first
 KEEP_S = 2.0  # seconds of frames kept for the evidence
 LINGER_S = 2.0  # after the source ends, the frames kept are still served this long
-LIVE_PREFIXES = ("picamera2", "/dev/video", "usb:", "sim")
+LIVE_NAMES = ("picamera2", "sim")
+LIVE_PREFIXES = ("picamera2:", "sim:", "/dev/video", "usb:")
 
 Opener = Callable[[str, tuple[int, int], float], FrameSource]
 Packed = tuple[int, int, tuple[int, int], tuple[tuple[int, tuple[tuple[float, float], ...]], ...]]
@@ -57,7 +58,7 @@ Packed = tuple[int, int, tuple[int, int], tuple[tuple[int, tuple[tuple[float, fl
 
 def is_live(spec: str) -> bool:
     """A camera (or the simulated table) rather than a recording."""
-    return spec.startswith(LIVE_PREFIXES)
+    return spec in LIVE_NAMES or spec.startswith(LIVE_PREFIXES)
 
 
 def pack(seen: Seen) -> Packed:
@@ -291,6 +292,11 @@ class CameraWorker:
         self._thread = threading.Thread(target=self._listen, name="camera pipe", daemon=True)
         self._thread.start()
         return self
+
+    @property
+    def alive(self) -> bool:
+        """Whether the child process is running."""
+        return self._process is not None and bool(self._process.is_alive())
 
     @property
     def pid(self) -> int | None:

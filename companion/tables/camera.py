@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion import data
 from companion.camera.model import Zone
+from companion.camera.worker import is_live
 from companion.data import archive
 from companion.errors import CompanionError, InputError
 from companion.files import check_path, write_atomic
@@ -42,7 +43,6 @@ log = logging.getLogger(__name__)
 
 CAMERA_KEYS = ("source", "deck", "deadline_ms", "zones")
 DEADLINE_MS = 1500.0
-LIVE_SOURCES = ("picamera2", "/dev/video", "usb:", "sim")
 NO_DEADLINE_NS = 24 * 3600 * 10**9  # Get Bit!: no hurry, the cards can be typed any time
 
 
@@ -62,7 +62,7 @@ class CameraConfig:
         if deck is not None and not deck.is_absolute():
             deck = folder / deck
         source = self.source
-        if not source.startswith(LIVE_SOURCES) and not Path(source).is_absolute():
+        if not is_live(source) and not Path(source).is_absolute():
             source = str(folder / source)
         return CameraConfig(source, deck, self.deadline_ms, self.zones)
 

@@ -131,6 +131,7 @@ def _play_referee(
             buzzer=session.buzzer_on,
             demand=tags.demand if tags is not None else None,
             status_led=status_light(session),
+            camera=session.card_help,
         )
         for line in lines:
             print(line, file=sys.stderr)  # to the service log too

@@ -1,0 +1,298 @@
+"""The camera at the table (issue 26): recorded frame sequences through the whole referee
+on mock pins, and the Get Bit! tracker.
+
+Each test writes its frames (a cloth, white cards with their stickers, hands) to tmp_path;
+the table reads them with the folder source in the camera's own process, played as if
+live. The referee's reveal is stamped once the first frame has come, so every frame of
+the recording after it counts; deadlines are generous, so only a hang fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.camera.deck import StickerDeck
+from companion.camera.model import Frame, FrameSource
+from companion.errors import HardwareError, InputError
+from companion.games.chomp import Card
+from companion.referee.daemon import RefereeDaemon
+from companion.signals import RevealStamp
+from companion.tables.camera import CameraConfig, camera_from, frame_path
+from companion.tables.chomp.config import ChompConfig, config_from_dict
+from companion.tables.chomp.screen import TableView
+from companion.tables.chomp.session import ChompSession, open_chomp_session
+from camera_frames import (
+    BETWEEN_ANN_AND_BOB,
+    ZONES,
+    frame,
+    seats,
+    write_frames,
+    zones_config,
+)
+
+WaitFor = Callable[..., bool]
+DECK = StickerDeck.default("chomp")
+
+
+def marker(card: str, i: int = 0) -> int:
+    return DECK.markers_of(card)[i]
+
+
+def camera_table(
+    table_config: ChompConfig, folder: Path, deadline_ms: float = 20_000
+) -> ChompConfig:
+    return replace(table_config, camera=CameraConfig(str(folder), None, deadline_ms, ZONES))
+
+
+@pytest.fixture
+def sessions() -> Iterator[list[ChompSession]]:
+    opened: list[ChompSession] = []
+    yield opened
+    for session in opened:
+        session.close()
+
+
+def open_table(
+    config: ChompConfig, opened: list[ChompSession], wait_for: WaitFor
+) -> tuple[ChompSession, list[str]]:
+    """The table, its messages collected, once the camera's first frame has come."""
+    session = open_chomp_session(config, new=True, pin_factory="mock")
+    opened.append(session)
+    messages: list[str] = []
+    session.daemon.notify = messages.append
+    reading = session.camera.reading if session.camera else None
+    assert reading is not None
+    assert wait_for(lambda: reading.worker.frames > 0 or reading.failed, timeout=60)
+    return session, messages
+
+
+def reveal_now(daemon: RefereeDaemon) -> None:
+    daemon.put(RevealStamp(time.monotonic_ns(), "test"))
+    daemon.pump()
+
+
+def decided(session: ChompSession, wait_for: WaitFor) -> list[Any]:
+    results: list[Any] = []
+    session.daemon.on_result = results.append
+
+    def pumped() -> bool:
+        session.daemon.pump()
+        return bool(results)
+
+    assert wait_for(pumped, timeout=30)
+    return results
+
+
+def journal_lines(session: ChompSession) -> list[dict[str, Any]]:
+    text = session.config.journal.read_text()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def cards_entries(session: ChompSession) -> list[dict[str, Any]]:
+    return [e for e in journal_lines(session) if e["type"] == "cards"]
+
+
+def still(cards: list[tuple[float, float, int]], count: int = 75, **kw: Any) -> list[Any]:
+    """The same picture for ``count`` frames (2.5 s at 30 fps)."""
+    image = frame(cards, **kw)
+    return [image] * count
+
+
+def test_a_round_decided_with_no_key_pressed(
+    table_config: ChompConfig, tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    folder = write_frames(tmp_path / "frames", still(seats(shown)))
+    session, messages = open_table(camera_table(table_config, folder), sessions, wait_for)
+    reveal_now(session.daemon)
+    session.pin(22).drive_low()  # cat slaps: a shark eats the seal
+    [result] = decided(session, wait_for)
+    assert result.verdict.winner == "cat"
+    [entry] = cards_entries(session)
+    assert entry["cards"] == {"ann": ["plankton"], "bob": ["seal"], "cat": ["shark"]}
+    assert entry["source"] == "camera" and "asked" not in entry
+    reveal = next(e for e in journal_lines(session) if e["type"] == "reveal")
+    assert len(entry["frames_ns"]) >= 2 and min(entry["frames_ns"]) >= reveal["stamp_ns"]
+    # The frame that gave the cards, markers outlined, beside the journal.
+    path = frame_path(session.config.journal, 1)
+    assert wait_for(path.is_file)
+    assert path.parent.name == "game.frames" and path.read_bytes()[:2] == b"\xff\xd8"
+
+
+def test_a_covered_card_is_asked_for_its_seat_only(
+    table_config: ChompConfig, tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    covered = still(seats(shown), covered=[(0.83, 0.62)])  # a hand over cat's card
+    folder = write_frames(tmp_path / "frames", covered)
+    config = camera_table(table_config, folder, deadline_ms=600)
+    session, messages = open_table(config, sessions, wait_for)
+    reveal_now(session.daemon)
+    assert session.card_help is not None
+    assert wait_for(lambda: session.card_help is not None and session.card_help.prefilled(1))
+    assert session.card_help.prefilled(1) == {"ann": (Card.PLANKTON,), "bob": (Card.SEAL,)}
+    assert any("cat" in m and "not seen" in m for m in messages), messages
+    assert not any("ann" in m and "not" in m for m in messages), messages
+    # The screen asks for cat only: one key, then Enter.
+    view = TableView(session.daemon, camera=session.card_help)
+    status = session.daemon.status()
+    entry = view.ensure_entry(status)
+    assert entry is not None and entry.asked == ["cat"] and entry.next_seat() == "cat"
+    assert view.key("k", status) and view.key("\n", status)
+    decided(session, wait_for)
+    [line] = cards_entries(session)
+    assert line["cards"] == {"ann": ["plankton"], "bob": ["seal"], "cat": ["shark"]}
+    assert line["source"] == "camera" and line["asked"] == ["cat"]
+
+
+def test_a_card_between_two_zones_is_asked_never_guessed(
+    table_config: ChompConfig, tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    cards = [(BETWEEN_ANN_AND_BOB, 0.62, marker("seal")), *seats({"cat": marker("shark")})]
+    cards.append((0.50, 0.62, marker("plankton")))  # bob's own card, in his zone
+    folder = write_frames(tmp_path / "frames", still(cards))
+    session, messages = open_table(
+        camera_table(table_config, folder, deadline_ms=600), sessions, wait_for
+    )
+    reveal_now(session.daemon)
+    assert session.card_help is not None
+    assert wait_for(lambda: any("camera read" in m for m in messages))
+    filled = session.card_help.prefilled(1)
+    assert "ann" not in filled  # the seal between ann and bob is given to nobody
+    assert filled.get("cat") == (Card.SHARK,)
+    assert any("between" in m.lower() for m in messages), messages
+    assert session.referee.waiting_for_cards()
+
+
+def test_two_cards_in_one_zone_are_asked(
+    table_config: ChompConfig, tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    cards = [(0.09, 0.62, marker("seal")), (0.25, 0.62, marker("shark"))]
+    cards += seats({"bob": marker("plankton"), "cat": marker("shrimp")})
+    folder = write_frames(tmp_path / "frames", still(cards))
+    session, messages = open_table(
+        camera_table(table_config, folder, deadline_ms=600), sessions, wait_for
+    )
+    reveal_now(session.daemon)
+    assert session.card_help is not None
+    assert wait_for(lambda: any("camera read" in m for m in messages))
+    filled = session.card_help.prefilled(1)
+    assert "ann" not in filled and set(filled) == {"bob", "cat"}
+    assert any("ann" in m for m in messages if m.startswith("camera:")), messages
+
+
+class Unplugged:
+    """The folder source, pulled out after ``frames`` frames (a HardwareError, as a live
+    camera raises when it stops answering)."""
+
+    def __init__(self, source: FrameSource, frames: int) -> None:
+        self.source, self.left = source, frames
+
+    @property
+    def describe(self) -> str:
+        return "usb:0"
+
+    @property
+    def fps(self) -> float:
+        return self.source.fps
+
+    def read(self) -> Frame | None:
+        self.left -= 1
+        if self.left < 0:
+            raise HardwareError("usb:0: the camera stopped answering (unplugged?)")
+        return self.source.read()
+
+    def close(self) -> None:
+        self.source.close()
+
+
+def unplugging_opener(spec: str, size: tuple[int, int], fps: float) -> FrameSource:
+    """Opened in the camera's process: the recording, unplugged after 60 frames."""
+    from companion.camera.sources import open_camera
+
+    return Unplugged(open_camera(spec, size, fps), int(os.environ["UNPLUG_AFTER"]))
+
+
+def test_the_camera_unplugged_mid_game_one_line_typed_cards_go_on(
+    table_config: ChompConfig,
+    tmp_path: Path,
+    sessions: list[ChompSession],
+    wait_for: WaitFor,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("companion.camera.worker.default_opener", unplugging_opener)
+    monkeypatch.setenv("UNPLUG_AFTER", "60")  # the child inherits the environment
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    folder = write_frames(tmp_path / "frames", still(seats(shown), count=200))
+    session, messages = open_table(camera_table(table_config, folder), sessions, wait_for)
+    reveal_now(session.daemon)
+    session.pin(22).drive_low()
+    decided(session, wait_for)  # round 1: read by the camera
+    session.pin(22).drive_high()
+    assert session.camera is not None
+    assert wait_for(lambda: session.camera is not None and session.camera.failed, timeout=30)
+    unplugged = [m for m in messages if "usb:0" in m]
+    assert len(unplugged) == 1 and "typed cards" in unplugged[0], messages
+    # Round 2: the cards typed, as at any table without a camera.
+    session.daemon.pump()
+    reveal_now(session.daemon)
+    view = TableView(session.daemon, camera=session.card_help)
+    status = session.daemon.status()
+    for key in ("k", "p", "e", "\n"):
+        view.key(key, status)
+    decided(session, wait_for)
+    entries = cards_entries(session)
+    assert [e.get("source") for e in entries] == ["camera", None]
+    assert session.camera.reading is not None
+    assert wait_for(lambda: session.camera is not None and session.camera.reading is not None
+                    and not session.camera.reading.worker.alive)  # fmt: skip
+    verdicts = [e for e in journal_lines(session) if e["type"] == "verdict"]
+    assert [v["n"] for v in verdicts] == [1, 2]  # the journal is whole
+
+
+def test_closing_the_table_leaves_no_camera_process(
+    table_config: ChompConfig, tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    folder = write_frames(tmp_path / "frames", still([], count=300))
+    session, _ = open_table(camera_table(table_config, folder), sessions, wait_for)
+    assert session.camera is not None and session.camera.reading is not None
+    pid = session.camera.reading.worker.pid
+    assert pid is not None
+    session.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: not a zombie, not a child any more
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_the_camera_config_is_checked_one_line_naming_the_key() -> None:
+    players = [{"name": n, "button": 17 + i} for i, n in enumerate(("ann", "bob", "cat"))]
+    good = {"source": "usb:0", "deadline_ms": 900, "zones": zones_config()}
+    config = config_from_dict({"players": players, "camera": good})
+    assert config.camera is not None and config.camera.deadline_ms == 900
+    assert [z.seat for z in config.camera.zones] == ["ann", "bob", "cat"]
+    for camera, where in (
+        ({"deadline_ms": 900}, "camera"),
+        ({"source": "usb:0", "deadline_ms": "soon"}, "camera.deadline_ms"),
+        ({"source": "usb:0", "deadline_ms": 5}, "camera.deadline_ms"),
+        ({"source": "usb:0", "focus": 1}, "camera.focus"),
+        ({"source": "usb:0", "zones": {"zed": [[0, 0], [0.2, 0], [0.2, 0.2]]}}, "camera.zones"),
+        ({"source": "usb:0", "deck": 3}, "camera.deck"),
+    ):
+        with pytest.raises(InputError) as caught:
+            config_from_dict({"players": players, "camera": camera})
+        assert where in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_seat_without_a_zone_is_a_warning_at_start() -> None:
+    config, warnings = camera_from({"camera": {"source": "sim"}}, ["ann", "bob"])
+    assert config.zones == () and len(warnings) == 1
+    assert "ann, bob" in warnings[0] and "camera setup" in warnings[0]
