@@ -27,6 +27,17 @@ BETWEEN_ANN_AND_BOB = 0.335  # the gap between ann's and bob's zones
 Placed = tuple[float, float, int]
 
 
+def columns(names: Sequence[str]) -> tuple[tuple[Zone, ...], dict[str, float]]:
+    """Zones side by side for any seats (a small gap between them), and their middles."""
+    width = 0.96 / len(names)
+    zones, centres = [], {}
+    for i, name in enumerate(names):
+        left, right = 0.02 + i * width, 0.02 + (i + 1) * width - 0.03
+        zones.append(Zone(name, ((left, 0.30), (right, 0.30), (right, 0.98), (left, 0.98))))
+        centres[name] = (left + right) / 2
+    return tuple(zones), centres
+
+
 def zones_config() -> dict[str, list[list[float]]]:
     """The zones as the table's config writes them (``[camera.zones]``)."""
     return {z.seat: [list(p) for p in z.polygon] for z in ZONES}
@@ -68,6 +79,8 @@ def write_frames(folder: Path, frames: Sequence[Any]) -> Path:
     return folder
 
 
-def seats(cards: Mapping[str, int], y: float = 0.62) -> list[Placed]:
+def seats(
+    cards: Mapping[str, int], y: float = 0.62, centres: Mapping[str, float] = CENTRES
+) -> list[Placed]:
     """One card in the middle of each named seat's zone."""
-    return [(CENTRES[seat], y, marker) for seat, marker in cards.items()]
+    return [(centres[seat], y, marker) for seat, marker in cards.items()]

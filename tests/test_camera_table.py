@@ -18,8 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
+from camera_frames import (
+    BETWEEN_ANN_AND_BOB,
+    ZONES,
+    columns,
+    frame,
+    seats,
+    write_frames,
+    zones_config,
+)
 from companion.camera.deck import StickerDeck
+
 from companion.camera.model import Frame, FrameSource
 from companion.errors import HardwareError, InputError
 from companion.games.chomp import Card
@@ -29,14 +38,6 @@ from companion.tables.camera import CameraConfig, camera_from, frame_path
 from companion.tables.chomp.config import ChompConfig, config_from_dict
 from companion.tables.chomp.screen import TableView
 from companion.tables.chomp.session import ChompSession, open_chomp_session
-from camera_frames import (
-    BETWEEN_ANN_AND_BOB,
-    ZONES,
-    frame,
-    seats,
-    write_frames,
-    zones_config,
-)
 
 WaitFor = Callable[..., bool]
 DECK = StickerDeck.default("chomp")
@@ -296,3 +297,48 @@ def test_a_seat_without_a_zone_is_a_warning_at_start() -> None:
     config, warnings = camera_from({"camera": {"source": "sim"}}, ["ann", "bob"])
     assert config.zones == () and len(warnings) == 1
     assert "ann, bob" in warnings[0] and "camera setup" in warnings[0]
+
+
+def test_a_get_bit_round_read_by_the_camera_moves_the_robots(
+    tmp_path: Path, wait_for: WaitFor
+) -> None:
+    from companion.games.getbit import Setup
+    from companion.tables.getbit.config import GetBitConfig
+    from companion.tables.getbit.session import open_getbit_table
+
+    deck = StickerDeck.default("getbit")
+    robots = ("ann", "bob", "cat", "dan")
+    zones, centres = columns(robots)
+    faces = {"ann": "red-3", "bob": "blue-2", "cat": "green-5", "dan": "purple-1"}
+    shown = {robot: deck.markers_of(card)[0] for robot, card in faces.items()}
+    # The table clear first (the last round's cards taken back), then the four cards.
+    cards = seats(shown, centres=centres)
+    folder = write_frames(tmp_path / "frames", still([], count=15) + still(cards))
+    camera = CameraConfig(str(folder), None, 1500, zones)
+    table = open_getbit_table(
+        tmp_path / "game.json",
+        Setup({r: r for r in robots}, robots),
+        config=GetBitConfig((), camera=camera),
+        pin_factory="mock",
+    )
+    try:
+        played: list[Any] = []
+
+        def applied() -> bool:
+            with table.guard:
+                for event in table.pending_tags():
+                    result = table.tag_event(event)
+                    if result is not None:
+                        played.append(result)
+            return bool(played)
+
+        assert wait_for(applied, timeout=60)
+        assert table.session.state.rounds == 1
+        assert table.announced[0].startswith("Round 1:")
+        said = set(table.announced[0].removeprefix("Round 1: ").split(" · "))
+        assert said == {"ann 3", "bob 2", "cat 5", "dan 1"}, table.announced
+        assert frame_path(tmp_path / "game.json", 1).is_file() or wait_for(
+            frame_path(tmp_path / "game.json", 1).is_file
+        )
+    finally:
+        table.close()

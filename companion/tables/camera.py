@@ -155,6 +155,7 @@ class TableCamera:
     failed: str | None = None
     saved: dict[int, Path] = field(default_factory=dict)
     zones: Zones | None = None
+    expect: dict[int, dict[str, int]] = field(default_factory=dict)  # the round armed
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def start(self) -> TableCamera:
@@ -193,6 +194,7 @@ class TableCamera:
         with self._lock:
             if self.pending is not None and self.pending.n != n:
                 self.pending = None
+        self.expect = {n: dict(expect)}
         if self.reading is not None and self.failed is None:
             deadline = reveal_ns + int(self.config.deadline_ms * 1e6)
             self.reading.arm(n, expect, reveal_ns, deadline)
@@ -204,6 +206,7 @@ class TableCamera:
         with self._lock:
             if self.pending is not None and self.pending.n != n:
                 self.pending = None
+        self.expect = {n: dict(expect)}
         if self.reading is None or self.failed is not None or self.zones is None:
             return
         zones = self.zones
@@ -249,9 +252,15 @@ class TableCamera:
 
     def _cards(self, n: int, update: ReadUpdate) -> None:
         cards = dict(update.cards or {})
+        expect = self.expect.get(n, {})
+        wrong = [s for s, hand in cards.items() if len(hand) != expect.get(s, len(hand))]
+        for seat in wrong:  # the reader's own rule, kept here too: ask, never pass it on
+            self.notify(f"camera: {len(cards.pop(seat))} cards seen for {seat}, who shows "
+                        f"{expect[seat]}: type {seat}'s")  # fmt: skip
+        complete = update.complete and not wrong
         if update.frame_index is not None and cards:
             self._keep_evidence(n, update.frame_index)
-        if update.complete:
+        if complete:
             self.on_cards(n, cards, update.frames_ns)
             return
         if cards:
