@@ -241,6 +241,11 @@ class TableCamera:
             return None, (), ()
         return "camera", pending.frames_ns, tuple(typed_seats)
 
+    def show(self, placed: Mapping[str, Sequence[int]] | None) -> None:
+        """The simulated camera: the markers now face up at each seat (None: none)."""
+        if self.reading is not None and self.failed is None:
+            self.reading.worker.show(placed)
+
     def close(self) -> None:
         if self.reading is not None:
             self.reading.close()

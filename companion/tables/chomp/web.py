@@ -215,7 +215,9 @@ class ChompWebTable:
             "rounds": past,
             "messages": self.messages,
             "simulated": self.press is not None,
-            "deals_cards": self.press is not None,  # the demo's deck turns the cards over
+            # the demo's deck turns the cards over (with its camera, a card it could not
+            # read is asked here as at a real table)
+            "deals_cards": self.press is not None and self.session.camera is None,
             "creatures": CREATURES,
             "camera": self._camera_state(status.round, status.waiting_for_cards),
         }
