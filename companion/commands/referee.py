@@ -48,7 +48,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_web_option(referee)
     add_history_options(referee)
     referee.set_defaults(handler=run_referee)
+    _register_demo(commands)
 
+
+def _register_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = commands.add_parser(
         "demo",
         help="play CHOMP! in the terminal on simulated pins, against bots or friends",

@@ -317,7 +317,11 @@ def describe(config: CameraConfig | None) -> list[str]:
     if config is None:
         return []
     seats = ", ".join(z.seat for z in config.zones) or "none"
-    return [f"camera {config.source}: zones for {seats}; ask after {config.deadline_ms:g} ms"]
+    return [
+        f"camera {config.source}: zones for {seats}; the seats not read are asked "
+        f"{config.deadline_ms:g} ms after the reveal; frames read in their own process "
+        "at lower priority (nice +10)"
+    ]
 
 
 def plain(cards: Mapping[str, Sequence[Any]]) -> dict[str, list[str]]:

@@ -39,7 +39,7 @@ from companion.referee.journal import (
 from companion.referee.realtime import report_hook_error
 from companion.signals import ButtonEdge, Cue, SourceInfo
 from companion.tables.bridge_source import BridgePresses, open_bridge_presses
-from companion.tables.camera import TableCamera, set_frames_aside
+from companion.tables.camera import TableCamera, describe, set_frames_aside
 from companion.tables.chomp.config import ChompConfig
 from companion.tables.voice import CHOMP_SIGNALS, Sink, VoiceOutput, fan_out, open_voice
 from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
@@ -433,6 +433,22 @@ def _frames_aside(config: ChompConfig) -> None:
     set_frames_aside(config.journal)
 
 
+def _open_card_sources(
+    session: ChompSession, inbox: queue.SimpleQueue[Input], stack: ExitStack
+) -> None:
+    """The card tags and the camera, whichever the config has, closed by ``stack``."""
+    config, daemon = session.config, session.daemon
+    if config.tags is not None:
+        session.tags = _tag_reveal(config, daemon, inbox)
+        stack.callback(session.tags.close)
+    if config.camera is not None:
+        session.camera = _camera_reveal(config, daemon, inbox)
+        stack.callback(session.camera.close)
+        session.card_help = ChompCardHelp(session.camera)
+        session.messages.extend(describe(config.camera))
+        session.new_game_hooks.append(lambda: _frames_aside(config))
+
+
 def open_chomp_session(
     config: ChompConfig,
     resume: bool = False,
@@ -503,14 +519,7 @@ def open_chomp_session(
             presses.buttons, presses.bridge,
         )  # fmt: skip
         session.voice = voice
-        if config.tags is not None:
-            session.tags = _tag_reveal(config, daemon, inbox)
-            stack.callback(session.tags.close)
-        if config.camera is not None:
-            session.camera = _camera_reveal(config, daemon, inbox)
-            stack.callback(session.camera.close)
-            session.card_help = ChompCardHelp(session.camera)
-            session.new_game_hooks.append(lambda: _frames_aside(config))
+        _open_card_sources(session, inbox, stack)
         if config.reveal_button is not None:
             session.reveal_button = GpioRevealButton(config.reveal_button, opened, inbox.put)
             stack.callback(session.reveal_button.close)
