@@ -342,3 +342,48 @@ def test_a_get_bit_round_read_by_the_camera_moves_the_robots(
         )
     finally:
         table.close()
+
+
+def test_the_phones_ask_only_the_seats_the_camera_did_not_read_and_show_its_frame(
+    table_config: ChompConfig, tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    from companion.tables.chomp.web import ChompWebTable
+
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    folder = write_frames(tmp_path / "frames", still(seats(shown), covered=[(0.83, 0.62)]))
+    config = camera_table(table_config, folder, deadline_ms=600)
+    session, messages = open_table(config, sessions, wait_for)
+    web = ChompWebTable(session)
+    web.follow(lambda: None)  # hears of every step, as when the page is served
+    reveal_now(session.daemon)
+    assert wait_for(lambda: web.state()["camera"]["read"])
+    state = web.state()
+    assert state["camera"]["read"] == {"ann": ["plankton"], "bob": ["seal"]}
+    assert not state["deals_cards"]  # the page asks, for cat only
+    with pytest.raises(InputError, match="cards.cat"):
+        web.act({"type": "cards", "cards": {}})  # cat's card is still needed
+    web.act({"type": "cards", "cards": {"cat": ["shark"]}})
+    decided(session, wait_for)
+    [line] = cards_entries(session)
+    assert line["asked"] == ["cat"] and line["source"] == "camera"
+    assert line["cards"] == {"ann": ["plankton"], "bob": ["seal"], "cat": ["shark"]}
+    assert wait_for(lambda: web.state()["verdict"]["frame"] == "round-1.jpg")
+    body, kind = web.file("round-1.jpg")
+    assert kind == "image/jpeg" and body[:2] == b"\xff\xd8"
+    assert web.state()["rounds"][0]["frame"] == "round-1.jpg"
+    with pytest.raises(InputError, match="no camera frame for round 2"):
+        web.file("round-2.jpg")
+
+
+def test_the_camera_never_reveals_a_round_nor_gives_cards_before_the_reveal(
+    table_config: ChompConfig, tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    folder = write_frames(tmp_path / "frames", still(seats(shown)))
+    session, _ = open_table(camera_table(table_config, folder), sessions, wait_for)
+    assert session.camera is not None and session.camera.reading is not None
+    worker = session.camera.reading.worker
+    assert wait_for(lambda: worker.frames >= 10)  # the cards in view, frame after frame
+    session.daemon.pump()
+    assert session.daemon.status().phase == "ready"
+    assert [e["type"] for e in journal_lines(session)] == ["start"]
