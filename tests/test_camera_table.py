@@ -387,3 +387,16 @@ def test_the_camera_never_reveals_a_round_nor_gives_cards_before_the_reveal(
     session.daemon.pump()
     assert session.daemon.status().phase == "ready"
     assert [e["type"] for e in journal_lines(session)] == ["start"]
+
+
+def test_a_camera_that_cannot_be_opened_is_one_line_and_nothing_is_left_behind(
+    table_config: ChompConfig, tmp_path: Path
+) -> None:
+    import multiprocessing
+
+    missing = tmp_path / "no-such-recording"
+    with pytest.raises(HardwareError) as caught:
+        open_chomp_session(camera_table(table_config, missing), new=True, pin_factory="mock")
+    assert str(missing) in str(caught.value) and "\n" not in str(caught.value)
+    assert multiprocessing.active_children() == []
+    assert not table_config.journal.exists()  # no new game left behind

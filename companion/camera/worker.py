@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from companion.camera.model import Frame, FrameSource, Seen, Sighting
-from companion.errors import CompanionError
+from companion.errors import CompanionError, HardwareError
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 NICE = 10  # the worker's niceness above the table's: the referee's loop goes first
 KEEP_S = 2.0  # seconds of frames kept for the evidence
 LINGER_S = 2.0  # after the source ends, the frames kept are still served this long
+OPEN_WAIT_S = 30.0  # the child's start (Python, OpenCV) and the camera's own, on a Pi
 LIVE_NAMES = ("picamera2", "sim")
 LIVE_PREFIXES = ("picamera2:", "sim:", "/dev/video", "usb:")
 
@@ -268,6 +269,7 @@ class CameraWorker:
         self.size, self.fps, self.keep_s, self.opener = size, fps, keep_s, opener
         self.describe = spec
         self.ended: str | None = None  # the line on_end was given
+        self.opened = False
         self.frames = 0
         self._process: Any = None
         self._conn: Connection | None = None
@@ -276,8 +278,22 @@ class CameraWorker:
         self._tickets: dict[int, Callable[[bytes | None], None]] = {}
         self._next_ticket = 0
         self._closing = threading.Event()
+        self._answered = threading.Event()  # the child opened its source, or could not
 
-    def start(self) -> CameraWorker:
+    def start(self, wait_s: float = OPEN_WAIT_S) -> CameraWorker:
+        """Start the child and wait until its source is open: a camera that cannot be
+        opened is one HardwareError line naming it (nothing left running)."""
+        self._spawn()
+        if not self._answered.wait(wait_s):
+            self.close()
+            raise HardwareError(f"camera {self.spec}: not open after {wait_s:g} s")
+        if not self.opened:
+            line = self.ended or f"camera {self.spec}: could not be opened"
+            self.close()
+            raise HardwareError(line)
+        return self
+
+    def _spawn(self) -> None:
         context = multiprocessing.get_context("spawn")
         mine, theirs = context.Pipe()
         self._process = context.Process(
@@ -291,7 +307,6 @@ class CameraWorker:
         self._conn = mine
         self._thread = threading.Thread(target=self._listen, name="camera pipe", daemon=True)
         self._thread.start()
-        return self
 
     @property
     def alive(self) -> bool:
@@ -329,6 +344,8 @@ class CameraWorker:
         elif kind == "opened":
             self.describe = str(message[1])
             self.on_log(f"camera {self.describe} opened")
+            self.opened = True
+            self._answered.set()
         elif kind in ("hello", "log"):
             self.on_log(str(message[1]))
         elif kind == "end":
@@ -337,7 +354,9 @@ class CameraWorker:
     def _end(self, line: str) -> None:
         if self.ended is None:
             self.ended = line
-            self._guard("on_end", self.on_end, line)
+            if self._answered.is_set():  # at start, start() raises it instead
+                self._guard("on_end", self.on_end, line)
+            self._answered.set()
 
     @staticmethod
     def _guard(name: str, hook: Callable[[Any], None], value: object) -> None:

@@ -9,6 +9,7 @@ half-way through opening) releases exactly what was opened, newest first.
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import sys
@@ -45,6 +46,7 @@ from companion.tables.voice import CHOMP_SIGNALS, Sink, VoiceOutput, fan_out, op
 from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 def timing_of(config: ChompConfig) -> Timing:
@@ -250,12 +252,28 @@ class ChompCardHelp:
         return Cards(dict(cards), source, frames_ns, typed)
 
 
+def _open_camera(config: ChompConfig) -> TableCamera:
+    """The camera's process started before the journal is touched, so a camera that
+    cannot be opened is one line and leaves no new game behind; it reads nothing until
+    :func:`_camera_reveal` arms it for a reveal."""
+    assert config.camera is not None
+    return TableCamera(
+        config.camera, "chomp", lambda: config.journal, _not_yet, lambda line: log.info("%s", line)
+    ).start()
+
+
+def _not_yet(n: int, names: dict[str, tuple[str, ...]], frames_ns: tuple[int, ...]) -> None:
+    """No round is armed before the referee exists: nothing can come here."""
+
+
 def _camera_reveal(
-    config: ChompConfig, daemon: RefereeDaemon, inbox: queue.SimpleQueue[Input]
+    config: ChompConfig,
+    daemon: RefereeDaemon,
+    inbox: queue.SimpleQueue[Input],
+    camera: TableCamera,
 ) -> TableCamera:
     """Cards from the camera (companion/tables/camera.py): armed at each reveal with the
     seats in play and their hand sizes; a round read whole goes in as Cards."""
-    assert config.camera is not None
 
     def on_cards(n: int, names: dict[str, tuple[str, ...]], frames_ns: tuple[int, ...]) -> None:
         cards = {s: tuple(CARD_NAMES[c] for c in hand) for s, hand in names.items()}
@@ -265,10 +283,9 @@ def _camera_reveal(
         if waiting:
             inbox.put(Cards(cards, "camera", frames_ns))
 
-    camera = TableCamera(
-        config.camera, "chomp", lambda: daemon.journal.path if daemon.journal else config.journal,
-        on_cards, lambda line: daemon.notify(line),
-    )  # fmt: skip
+    camera.on_cards, camera.notify = on_cards, lambda line: daemon.notify(line)
+    if camera.failed is not None:  # it ended between its start and now: say it now
+        daemon.notify(f"{camera.failed}: the table goes on with typed cards")
     if daemon.referee.rounds_played == 0 and daemon.referee.round is None:
         set_frames_aside(config.journal)  # a new game: round 1 is not an old game's
     previous = daemon.on_step
@@ -285,7 +302,7 @@ def _camera_reveal(
                 camera.disarm()
 
     daemon.on_step = follow
-    return camera.start()
+    return camera
 
 
 class TablePin(Protocol):
@@ -434,16 +451,18 @@ def _frames_aside(config: ChompConfig) -> None:
 
 
 def _open_card_sources(
-    session: ChompSession, inbox: queue.SimpleQueue[Input], stack: ExitStack
+    session: ChompSession,
+    inbox: queue.SimpleQueue[Input],
+    stack: ExitStack,
+    camera: TableCamera | None,
 ) -> None:
     """The card tags and the camera, whichever the config has, closed by ``stack``."""
     config, daemon = session.config, session.daemon
     if config.tags is not None:
         session.tags = _tag_reveal(config, daemon, inbox)
         stack.callback(session.tags.close)
-    if config.camera is not None:
-        session.camera = _camera_reveal(config, daemon, inbox)
-        stack.callback(session.camera.close)
+    if config.camera is not None and camera is not None:
+        session.camera = _camera_reveal(config, daemon, inbox, camera)
         session.card_help = ChompCardHelp(session.camera)
         session.messages.extend(describe(config.camera))
         session.new_game_hooks.append(lambda: _frames_aside(config))
@@ -491,6 +510,10 @@ def open_chomp_session(
         inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
         presses = _open_presses(config, opened, inbox, stack, notify)
         sources = presses.sources if stamped_as is None else list(stamped_as)
+        camera = None
+        if config.camera is not None:
+            camera = _open_camera(config)
+            stack.callback(camera.close)
         existed = config.journal.exists()
         held = _open_journal(config)
         try:
@@ -519,7 +542,7 @@ def open_chomp_session(
             presses.buttons, presses.bridge,
         )  # fmt: skip
         session.voice = voice
-        _open_card_sources(session, inbox, stack)
+        _open_card_sources(session, inbox, stack, camera)
         if config.reveal_button is not None:
             session.reveal_button = GpioRevealButton(config.reveal_button, opened, inbox.put)
             stack.callback(session.reveal_button.close)
