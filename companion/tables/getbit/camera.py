@@ -16,7 +16,7 @@ from __future__ import annotations
 import queue
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.games.getbit import GetBit
 from companion.tables.camera import CameraConfig, TableCamera
@@ -44,7 +44,8 @@ class GetBitCamera:
     """The camera armed for each round of a Get Bit! game (module docstring)."""
 
     def __init__(self, config: CameraConfig, save: Path, opener: Opener | None = None) -> None:
-        self.events: queue.SimpleQueue[CameraEvent] = queue.SimpleQueue()
+        # The line mode may share its own queue with the camera (screen._LineMode).
+        self.events: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.camera = TableCamera(
             config,
             "getbit",
