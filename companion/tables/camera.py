@@ -156,6 +156,8 @@ class TableCamera:
     saved: dict[int, Path] = field(default_factory=dict)
     zones: Zones | None = None
     expect: dict[int, dict[str, int]] = field(default_factory=dict)  # the round armed
+    # Called with every line said, after the state it tells of changed (the phones' page).
+    watchers: list[Callable[[str | None], None]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def start(self) -> TableCamera:
@@ -250,17 +252,28 @@ class TableCamera:
         if self.reading is not None:
             self.reading.close()
 
+    def say(self, line: str | None) -> None:
+        """A line for the table (its screen and log), then for each watcher (the page);
+        None: nothing to say, but something to show changed (a round's frame saved)."""
+        if line is not None:
+            self.notify(line)
+        for watch in list(self.watchers):
+            try:
+                watch(line)
+            except Exception:  # noqa: BLE001 - a page's bug, kept off the camera's thread
+                log.exception("camera watcher failed")
+
     # ------------------------------------------------------------- the camera's -------
 
     def _ask(self, n: int, ask: Ask) -> None:
-        self.notify(f"camera: {ask.why}")
+        self.say(f"camera: {ask.why}")
 
     def _cards(self, n: int, update: ReadUpdate) -> None:
         cards = dict(update.cards or {})
         expect = self.expect.get(n, {})
         wrong = [s for s, hand in cards.items() if len(hand) != expect.get(s, len(hand))]
         for seat in wrong:  # the reader's own rule, kept here too: ask, never pass it on
-            self.notify(f"camera: {len(cards.pop(seat))} cards seen for {seat}, who shows "
+            self.say(f"camera: {len(cards.pop(seat))} cards seen for {seat}, who shows "
                         f"{expect[seat]}: type {seat}'s")  # fmt: skip
         complete = update.complete and not wrong
         if update.frame_index is not None and cards:
@@ -272,9 +285,9 @@ class TableCamera:
             with self._lock:
                 self.pending = Pending(n, cards, update.frames_ns, ())
             read = ", ".join(f"{s} {' + '.join(c)}" for s, c in cards.items())
-            self.notify(f"camera read {read}: type the others' cards")
+            self.say(f"camera read {read}: type the others' cards")
         else:
-            self.notify("camera read no card this round: type the cards")
+            self.say("camera read no card this round: type the cards")
 
     def _fault(self, line: str) -> None:
         """Unplugged (or a recording over): one line, and the table types its cards."""
@@ -282,7 +295,7 @@ class TableCamera:
             if self.failed is not None:
                 return
             self.failed = line
-        self.notify(f"{line}: the table goes on with typed cards")
+        self.say(f"{line}: the table goes on with typed cards")
 
     def _keep_evidence(self, n: int, index: int) -> None:
         assert self.reading is not None
@@ -296,9 +309,10 @@ class TableCamera:
                 path.parent.mkdir(exist_ok=True)
                 write_atomic(path, jpeg, "the round is journalled; only its picture is lost")
             except (OSError, CompanionError) as exc:
-                self.notify(f"round {n}'s camera frame not saved ({exc})")
+                self.say(f"round {n}'s camera frame not saved ({exc})")
                 return
             self.saved[n] = path
+            self.say(None)
 
         self.reading.evidence(index, save)
 

@@ -100,6 +100,16 @@ class ChompWebTable:
         """Publish through ``publish(name)`` (the hub's) from a thread of its own."""
         self.publisher = Publisher(lambda: publish(self.name), hold=self._hold)
         self.follow(self.publisher.poke)
+        if self.session.camera is not None:
+            self.session.camera.watchers.append(self._camera_said)
+
+    def _camera_said(self, line: str | None) -> None:
+        """The camera read part of a round, asked, failed or saved a round's frame: the
+        pages hear of it."""
+        if line is not None:
+            self.messages = (self.messages + [line])[-KEEP_MESSAGES:]
+        if self.publisher is not None:
+            self.publisher.poke()
 
     def _hold(self) -> float:
         """Seconds to wait before publishing: until just after a decision due very soon.
