@@ -61,3 +61,34 @@ def test_the_page_asks_only_the_covered_seat_and_shows_the_cameras_frame(
             OPEN.pop().close()
         served.close()
         session.close()
+
+
+def test_the_code_holder_sees_the_camera_with_the_zones_between_rounds(
+    browser: Any,  # noqa: F811
+    shots: Path,  # noqa: F811
+    table_config: ChompConfig,
+    tmp_path: Path,
+    wait_for: WaitFor,
+) -> None:
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    folder = write_frames(tmp_path / "frames", still(seats(shown), count=300))
+    opened: list[ChompSession] = []
+    session, _ = open_table(camera_table(table_config, folder), opened, wait_for)
+    served = Served([ChompWebTable(session)], [session.daemon.run])
+    try:
+        watcher = phone(browser, served.url, None, {"width": 360, "height": 740})
+        watcher.wait_for_selector('.seat[data-seat="ann"]')
+        assert watcher.is_hidden("#chomp-camera")  # setting the camera up is the code's
+        page = phone(browser, served.url, served.site.code, {"width": 360, "height": 740})
+        page.click("#chomp-camera summary")
+        page.click("#chomp-camera-look")
+        page.wait_for_function(
+            "document.querySelector('#chomp-camera-view')?.naturalWidth === 640", timeout=20_000
+        )
+        page.screenshot(path=str(shots / "camera-setup-360.png"), full_page=True)
+        assert problems_of(page, "chomp camera setup at 360") == []
+    finally:
+        while OPEN:
+            OPEN.pop().close()
+        served.close()
+        session.close()

@@ -85,9 +85,16 @@ def _corners(
     return a, b, c, d
 
 
-def outlined_jpeg(frame: Frame, seen: Seen | None, quality: int = 85) -> bytes:
+ZoneLines = Sequence[tuple[str, Sequence[tuple[float, float]]]]  # seat, polygon (fractions)
+MARKED = (0, 255, 255)  # a marker's outline (yellow, drawn over a dark edge)
+ZONED = (255, 160, 0)  # a seat's zone (blue), in the setup's preview
+
+
+def outlined_jpeg(
+    frame: Frame, seen: Seen | None, zones: ZoneLines = (), quality: int = 85
+) -> bytes:
     """The frame as a JPEG with every marker seen outlined and numbered (the evidence a
-    dispute is settled by)."""
+    dispute is settled by) and, for the setup's preview, each seat's zone drawn."""
     import cv2
     import numpy as np
 
@@ -96,17 +103,23 @@ def outlined_jpeg(frame: Frame, seen: Seen | None, quality: int = 85) -> bytes:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     else:
         image = image.copy()
-    thick = max(2, frame.size[0] // 400)
+    width, height = frame.size
+    thick = max(2, width // 400)
+
+    def line(points: Any, label: str, at: tuple[int, int], colour: tuple[int, int, int]) -> None:
+        for shade, extra in (((0, 0, 0), 2), (colour, 0)):  # dark under light: seen anywhere
+            cv2.polylines(image, [points], True, shade, thick + extra)
+            cv2.putText(image, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.7, shade, thick + extra,
+                        cv2.LINE_AA)  # fmt: skip
+
+    for seat, polygon in zones:
+        points = np.array([(x * width, y * height) for x, y in polygon], np.int32)
+        x, y = points[0]
+        line(points.reshape(-1, 1, 2), seat, (int(x) + 4, int(y) + 22), ZONED)
     for sighting in seen.sightings if seen is not None else ():
         points = np.array(sighting.corners, np.int32).reshape(-1, 1, 2)
-        cv2.polylines(image, [points], True, (0, 0, 0), thick + 2)  # dark under light:
-        cv2.polylines(image, [points], True, (0, 255, 255), thick)  # seen on any table
         x, y = (int(v) for v in sighting.corners[0])
-        label = str(sighting.marker)
-        cv2.putText(image, label, (x, max(12, y - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
-                    (0, 0, 0), thick + 2, cv2.LINE_AA)  # fmt: skip
-        cv2.putText(image, label, (x, max(12, y - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
-                    (0, 255, 255), thick, cv2.LINE_AA)  # fmt: skip
+        line(points, str(sighting.marker), (x, max(12, y - 6)), MARKED)
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise CompanionError("the evidence frame could not be encoded as JPEG")
@@ -161,10 +174,11 @@ class _Ring:
         while self.frames and frame.t_ns - self.frames[0][0].t_ns > self.keep_ns:
             self.frames.popleft()
 
-    def jpeg(self, index: int) -> bytes | None:
+    def jpeg(self, index: int | None, zones: ZoneLines = ()) -> bytes | None:
+        """Frame ``index`` (None: the latest) as a JPEG, or None when it is not kept."""
         for frame, seen in reversed(self.frames):
-            if frame.index == index:
-                return outlined_jpeg(frame, seen)
+            if index is None or frame.index == index:
+                return outlined_jpeg(frame, seen, zones)
         return None
 
 
@@ -175,9 +189,9 @@ def _serve_requests(conn: Connection, ring: _Ring, source: FrameSource | None) -
         if request[0] == "stop":
             return False
         if request[0] == "frame":
-            _, ticket, index = request
+            _, ticket, index, zones = request
             try:
-                conn.send(("jpeg", ticket, ring.jpeg(index)))
+                conn.send(("jpeg", ticket, ring.jpeg(index, zones)))
             except CompanionError as exc:
                 conn.send(("jpeg", ticket, None))
                 conn.send(("log", str(exc)))
@@ -382,14 +396,18 @@ class CameraWorker:
                 return False
             return True
 
-    def evidence(self, index: int, reply: Callable[[bytes | None], None]) -> None:
-        """Ask for frame ``index`` as a JPEG with its markers outlined; ``reply`` gets it
-        (None when the frame is no longer kept or the worker is gone) on the pipe's thread."""
+    def evidence(
+        self, index: int | None, reply: Callable[[bytes | None], None], zones: ZoneLines = ()
+    ) -> None:
+        """Ask for frame ``index`` (None: the latest) as a JPEG with its markers outlined
+        (and ``zones`` drawn); ``reply`` gets it (None when the frame is no longer kept or
+        the worker is gone) on the pipe's thread."""
         with self._send_lock:
             ticket = self._next_ticket
             self._next_ticket += 1
             self._tickets[ticket] = reply
-        if not self._send(("frame", ticket, index)):
+        plain = [(seat, [(float(x), float(y)) for x, y in polygon]) for seat, polygon in zones]
+        if not self._send(("frame", ticket, index, plain)):
             with self._send_lock:
                 self._tickets.pop(ticket, None)
             reply(None)
@@ -527,8 +545,10 @@ class CameraReading:
             self._waiting = None
             self.reader.disarm()
 
-    def evidence(self, index: int, reply: Callable[[bytes | None], None]) -> None:
-        self.worker.evidence(index, reply)
+    def evidence(
+        self, index: int | None, reply: Callable[[bytes | None], None], zones: ZoneLines = ()
+    ) -> None:
+        self.worker.evidence(index, reply, zones)
 
     def close(self) -> None:
         with self._wake:

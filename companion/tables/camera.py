@@ -243,6 +243,23 @@ class TableCamera:
             return None, (), ()
         return "camera", pending.frames_ns, tuple(typed_seats)
 
+    def preview(self, timeout_s: float = 3.0) -> bytes | None:
+        """The camera's latest frame with each seat's zone drawn (and the markers seen):
+        the setup's check that the zones are where the cards go. None: no frame."""
+        if self.reading is None or self.failed is not None:
+            return None
+        got: list[bytes | None] = []
+        done = threading.Event()
+
+        def reply(jpeg: bytes | None) -> None:
+            got.append(jpeg)
+            done.set()
+
+        zones = [(z.seat, z.polygon) for z in self.config.zones]
+        self.reading.evidence(None, reply, zones)
+        done.wait(timeout_s)
+        return got[0] if got else None
+
     def show(self, placed: Mapping[str, Sequence[int]] | None) -> None:
         """The simulated camera: the markers now face up at each seat (None: none)."""
         if self.reading is not None and self.failed is None:

@@ -157,6 +157,8 @@ class ChompWebTable:
         """``round-N.svg``: a past round's picture, for the page's list of rounds;
         ``round-N.jpg``: the camera's frame that gave its cards, markers outlined (no
         secret: everyone at the table saw the cards, so every page may look)."""
+        if path == "preview.jpg":
+            return self._preview(), "image/jpeg"
         stem, dot, kind = path.partition(".")
         number = gate.number_or_none(stem.removeprefix("round-"), low=0, high=999_999_999)
         if not (
@@ -169,6 +171,23 @@ class ChompWebTable:
                 raise InputError("file", f"no camera frame for round {number}")
             return frame, "image/jpeg"
         return self.picture(number).encode(), "image/svg+xml"
+
+    def _preview(self) -> bytes:
+        """``preview.jpg``: what the camera sees now, each seat's zone drawn, for setting
+        it up. Between rounds only: during one, the picture is the round's business."""
+        camera = self.session.camera
+        if camera is None:
+            raise InputError("file", "this table has no camera")
+        with self.daemon.lock:
+            phase = self.daemon.referee.phase
+        if phase not in (Phase.READY, Phase.OVER):
+            raise InputError("file", "the camera's preview is shown between rounds")
+        if camera.failed is not None:
+            raise InputError("file", camera.failed)
+        frame = camera.preview()
+        if frame is None:
+            raise InputError("file", "no picture from the camera yet: try again")
+        return frame
 
     def _frame(self, n: int) -> str | None:
         """The file name of round ``n``'s camera frame, when there is one."""

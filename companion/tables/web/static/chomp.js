@@ -25,6 +25,7 @@ LIVE.chomp = {
     $("chomp-rounds").addEventListener("change", (e) => showPast(e.target.value));
     $("chomp-slap").addEventListener("click", slapMine);
     $("chomp-leave").addEventListener("click", () => LIVE.chomp.claim(null));
+    $("chomp-camera-look").addEventListener("click", lookThroughCamera);
   },
   // This phone is `seat` (null: no seat): the one path to a seat, remembered on the phone.
   claim(seat) {
@@ -116,6 +117,7 @@ function drawChomp() {
   for (const r of s.rounds) list.append(el("option", { value: r.n }, `Round ${r.n}: ${r.headline}`));
   list.value = keep;
   $("chomp-messages").textContent = s.messages.join("\n");
+  drawCamera(s);
   chomp.phase = s.phase;
 }
 
@@ -234,4 +236,34 @@ function showPast(n) {
   const box = $("chomp-past-frame");
   box.replaceChildren();
   if (past && past.frame) box.append(evidence(past.n, past.frame));
+}
+
+// The camera's setup view, for whoever may change the table: between rounds, what the
+// camera sees with the seats' zones drawn (fetched when asked, never streamed).
+function drawCamera(s) {
+  const box = $("chomp-camera");
+  const on = Boolean(s.camera && s.camera.on && ui.canChange);
+  box.hidden = !on;
+  if (!on) return;
+  const between = s.phase === "ready" || s.over;
+  $("chomp-camera-look").disabled = !between || Boolean(s.camera.failed);
+  $("chomp-camera-note").textContent = s.camera.failed
+    ? s.camera.failed
+    : between ? "" : "The camera's picture is shown between rounds.";
+}
+
+async function lookThroughCamera() {
+  const img = $("chomp-camera-view");
+  const note = $("chomp-camera-note");
+  const answer = await fetch(`/api/tables/chomp/files/preview.jpg?at=${Date.now()}`);
+  if (!answer.ok) {
+    const line = (await answer.text().catch(() => "")).trim();
+    note.textContent = line || `the camera's picture could not be had (${answer.status})`;
+    img.hidden = true;
+    return;
+  }
+  if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
+  img.src = URL.createObjectURL(await answer.blob());
+  img.hidden = false;
+  note.textContent = "";
 }
