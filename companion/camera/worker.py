@@ -455,6 +455,21 @@ class Armed:
     deadline_ns: int
 
 
+@dataclass(frozen=True)
+class WhenClear:
+    """A round of a game with no reveal stamp, armed at the first clear frame after
+    ``asked_ns`` (:meth:`CameraReading.arm_when_clear`)."""
+
+    n: int
+    expect: dict[str, int]
+    clear: Callable[[Seen], bool]
+    wait_ns: int
+    asked_ns: int
+
+
+Request = Armed | WhenClear | None  # None: disarm
+
+
 class CameraReading:
     """The table's side: the worker's frames through a RevealReader, a round at a time.
 
@@ -462,7 +477,11 @@ class CameraReading:
     read too: a short backlog is kept), ``disarm`` when the round is decided or typed.
     ``on_cards(n, update)`` once a round (complete, or at the deadline the seats read so
     far), ``on_ask(n, ask)`` per question for a person, ``on_fault(line)`` once if the
-    camera fails; all on the reading thread, never under its lock.
+    camera fails; all on the reading thread.
+
+    The reader belongs to the reading thread alone: ``arm`` and ``disarm`` (called on the
+    referee's loop, from its step hook) only queue a request under a lock no reading is
+    done under, so the loop never waits for a frame to be read.
     """
 
     def __init__(
@@ -481,16 +500,17 @@ class CameraReading:
         self.reader = reader
         self.on_cards, self.on_ask, self.on_fault = on_cards, on_ask, on_fault
         self.clock = clock
-        self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
-        self._inbox: collections.deque[Seen] = collections.deque()
+        self._wake = threading.Condition(threading.Lock())
+        # Shared, under the lock: the frames of the last keep_s, the requests, stop.
         self._backlog: collections.deque[Seen] = collections.deque()
-        self._keep_ns = int(keep_s * 1e9)
-        self._armed: Armed | None = None
-        # arm_when_clear's round: (n, expect, clear, wait_ns, asked at)
-        self._waiting: tuple[int, dict[str, int], Callable[[Seen], bool], int, int] | None = None
-        self._given = False  # this round's cards went out
+        self._requests: list[Request] = []
         self._stop = False
+        self._keep_ns = int(keep_s * 1e9)
+        # The reading thread's own.
+        self._armed: Armed | None = None
+        self._waiting: WhenClear | None = None
+        self._given = False  # this round's cards went out (or its deadline passed)
+        self._fed_ns = -1  # the stamp of the last frame looked at
         self.worker = CameraWorker(
             spec, self._seen, self._ended, markers, opener=opener, on_log=on_log, keep_s=keep_s
         )
@@ -511,19 +531,7 @@ class CameraReading:
     def arm(self, n: int, expect: Mapping[str, int], reveal_ns: int, deadline_ns: int) -> None:
         """Read round ``n``'s cards from the reveal's stamp on; a second call for the same
         round changes nothing (it can follow every step of a round)."""
-        with self._wake:
-            self._arm(Armed(n, dict(expect), reveal_ns, deadline_ns))
-
-    def _arm(self, armed: Armed) -> None:
-        if self._armed is not None and self._armed.n == armed.n:
-            return
-        self._waiting = None
-        self._armed = armed
-        self._given = False
-        self.reader.arm(armed.n, armed.expect, armed.reveal_ns, armed.deadline_ns)
-        late = [s for s in self._backlog if s.t_ns >= armed.reveal_ns]
-        self._inbox.extendleft(reversed(late))
-        self._wake.notify()
+        self._ask(Armed(n, dict(expect), reveal_ns, deadline_ns))
 
     def arm_when_clear(
         self, n: int, expect: Mapping[str, int], clear: Callable[[Seen], bool], wait_ns: int
@@ -532,18 +540,15 @@ class CameraReading:
         the players are ready): round ``n`` counts from the first frame after now in
         which ``clear`` holds (no card in any seat's zone), so the last round's cards
         still lying there are never read as this one's; then ``wait_ns`` to read them."""
-        with self._wake:
-            if self._armed is not None and self._armed.n == n:
-                return
-            self._armed = None
-            self.reader.disarm()
-            self._waiting = (n, dict(expect), clear, wait_ns, self.clock())
+        self._ask(WhenClear(n, dict(expect), clear, wait_ns, self.clock()))
 
     def disarm(self) -> None:
+        self._ask(None)
+
+    def _ask(self, request: Request) -> None:
         with self._wake:
-            self._armed = None
-            self._waiting = None
-            self.reader.disarm()
+            self._requests.append(request)
+            self._wake.notify()
 
     def evidence(
         self, index: int | None, reply: Callable[[bytes | None], None], zones: ZoneLines = ()
@@ -565,50 +570,75 @@ class CameraReading:
             self._backlog.append(seen)
             while self._backlog and seen.t_ns - self._backlog[0].t_ns > self._keep_ns:
                 self._backlog.popleft()
-            waiting = self._waiting
-            if waiting is not None and seen.t_ns > waiting[4] and waiting[2](seen):
-                n, expect, _, wait_ns, _ = waiting
-                self._arm(Armed(n, expect, seen.t_ns + 1, seen.t_ns + 1 + wait_ns))
-                return
-            if self._armed is not None and not self._given:
-                self._inbox.append(seen)
-                self._wake.notify()
+            self._wake.notify()
 
     def _ended(self, line: str) -> None:
         log.warning("%s", line)
         self._guard(lambda: self.on_fault(line))
 
+    # -------------------------------------------------------------- the reading -------
+
     def _run(self) -> None:
         while True:
             with self._wake:
-                update, n = self._next()
+                self._wake.wait_for(self._due, self._timeout())
                 if self._stop:
                     return
-            if update is not None and n is not None:
-                self._deliver(n, update)
+                requests, self._requests = self._requests, []
+            for request in requests:
+                self._apply(request)
+            with self._wake:
+                frames = [s for s in self._backlog if s.t_ns > self._fed_ns]
+            for seen in frames:
+                self._feed(seen)
+            self._check_deadline()
 
-    def _next(self) -> tuple[ReadUpdate | None, int | None]:
-        """Under the lock: the next frame's update, or the deadline's, or a wait."""
+    def _due(self) -> bool:
+        """Under the lock: something to do (a request, a new frame, a deadline, stop)."""
+        new = bool(self._backlog) and self._backlog[-1].t_ns > self._fed_ns
+        return self._stop or bool(self._requests) or new or self._timeout() == 0
+
+    def _timeout(self) -> float:
         armed = self._armed
         if armed is None or self._given:
-            self._inbox.clear()
-            self._wake.wait(0.25)
-            return None, None
-        if self._inbox:
-            return self.reader.see(self._inbox.popleft()), armed.n
-        left = armed.deadline_ns - self.clock()
-        if left > 0:
-            self._wake.wait(min(0.25, left / 1e9))
-            return None, None
-        self._given = True  # the deadline is once a round: what it gives is all there is
-        return self.reader.expire(self.clock()), armed.n
+            return 0.25
+        return max(0.0, min(0.25, (armed.deadline_ns - self.clock()) / 1e9))
+
+    def _apply(self, request: Request) -> None:
+        if request is None:
+            self._armed, self._waiting = None, None
+            self.reader.disarm()
+        elif isinstance(request, WhenClear):
+            if self._armed is None or self._armed.n != request.n:
+                self._armed, self._waiting = None, request
+                self.reader.disarm()
+        elif self._armed is None or self._armed.n != request.n:
+            self._arm(request)
+
+    def _arm(self, armed: Armed) -> None:
+        self._armed, self._waiting, self._given = armed, None, False
+        self.reader.arm(armed.n, armed.expect, armed.reveal_ns, armed.deadline_ns)
+        self._fed_ns = min(self._fed_ns, armed.reveal_ns - 1)  # the backlog since the reveal
+
+    def _feed(self, seen: Seen) -> None:
+        self._fed_ns = max(self._fed_ns, seen.t_ns)
+        waiting = self._waiting
+        if waiting is not None and seen.t_ns > waiting.asked_ns and waiting.clear(seen):
+            start = seen.t_ns + 1
+            self._arm(Armed(waiting.n, waiting.expect, start, start + waiting.wait_ns))
+            return
+        if self._armed is not None and not self._given:
+            self._deliver(self._armed.n, self.reader.see(seen))
+
+    def _check_deadline(self) -> None:
+        armed = self._armed
+        if armed is not None and not self._given and self.clock() >= armed.deadline_ns:
+            self._given = True  # the deadline is once a round: what it gives is all there is
+            self._deliver(armed.n, self.reader.expire(self.clock()))
 
     def _deliver(self, n: int, update: ReadUpdate) -> None:
-        with self._wake:
-            if self._armed is None or self._armed.n != n:
-                return  # disarmed meanwhile (typed cards came first)
-            if update.cards is not None:
-                self._given = True
+        if update.cards is not None:
+            self._given = True
         for ask in update.asks:
             self._guard(functools.partial(self.on_ask, n, ask))
         if update.cards is not None:
