@@ -88,10 +88,10 @@ def picture(cards: list[CardOnTable], seed: int = 1) -> Any:
 
 def motion_blur(image: Any, length: int, angle: float = 0.0) -> Any:
     """The smear of a card still moving during the exposure: ``length`` pixels long."""
-    kernel = np.zeros((length, length), np.float32)
-    kernel[length // 2, :] = 1.0
+    line = np.zeros((length, length), np.float32)
+    line[length // 2, :] = 1.0
     turn = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), angle, 1.0)
-    kernel = cv2.warpAffine(kernel, turn, (length, length))
+    kernel: Any = cv2.warpAffine(line, turn, (length, length))
     return cv2.filter2D(image, -1, kernel / kernel.sum())
 
 
