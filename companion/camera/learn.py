@@ -113,7 +113,7 @@ class Learner:
             self._since_ns = seen.t_ns
         markers = tuple(s.marker for s in seen.sightings)
         if len(markers) > 1:  # two cards, or one id twice: one card at a time
-            return self._several_in_view(frozenset(markers))
+            return self._several_in_view(markers)
         self._several = frozenset()
         if not markers:
             self._streak = None
@@ -129,12 +129,12 @@ class Learner:
         self._spoken = True
         return self._answer(marker, seen.t_ns)
 
-    def _several_in_view(self, markers: frozenset[int]) -> Note | None:
+    def _several_in_view(self, markers: tuple[int, ...]) -> Note | None:
         self._streak = None
         self._spoken = False
-        if markers == self._several:
+        if frozenset(markers) == self._several:
             return None
-        self._several = markers
+        self._several = frozenset(markers)
         shown = ", ".join(str(m) for m in sorted(markers))
         return Note(
             Verdict.SEVERAL,
