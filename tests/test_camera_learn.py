@@ -257,10 +257,8 @@ def test_learn_without_a_deck_or_a_game_is_one_line(
 ) -> None:
     status, out, err, _ = learn(monkeypatch, [], "--deck", str(tmp_path / "none.json"))
     assert status == 2 and out == ""
-    assert (
-        err
-        == f"companion: --deck: {tmp_path / 'none.json'} is not there yet: say --game to start one\n"
-    )
+    missing = tmp_path / "none.json"
+    assert err == f"companion: --deck: {missing} is not there yet: say --game to start one\n"
     deck = tmp_path / "deck.json"
     save_deck(StickerDeck.default(GETBIT), deck)
     status, _, err, _ = learn(monkeypatch, [], "--deck", str(deck), "--game", "chomp")
