@@ -197,3 +197,12 @@ def test_fuzz_the_deck_reader_gives_a_deck_or_one_input_error(
     assert all(game_of_marker(m) == deck.game for m in deck.markers)
     assert deck.checked <= set(deck.markers)
     assert parse_deck(json.dumps(deck.to_dict()), "again") == deck
+
+
+def test_a_deck_is_a_value_equal_decks_are_one() -> None:
+    first = StickerDeck.default(CHOMP).with_checked(frozenset({3}))
+    again = StickerDeck(CHOMP, dict(reversed(list(StickerDeck.default(CHOMP)))), frozenset({3}))
+    assert first == again and len({first, again}) == 1
+    assert first != StickerDeck.default(CHOMP)
+    with pytest.raises(TypeError):
+        first.cards[0] = "seal"  # type: ignore[index]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 cv2 = pytest.importorskip("cv2")
+np = pytest.importorskip("numpy")
 
 from camera_pictures import (  # noqa: E402
     HEIGHT,
@@ -74,6 +75,18 @@ def test_markers_survive_blur_and_dim_light(how: str, spoil: Any) -> None:
     markers = [50, 55, 60, 66, 71, 80, 85, 91]
     seen = Detector().see(frame(spoil(table_of(markers, 1.2))))
     assert [s.marker for s in seen.sightings] == markers, how
+
+
+def test_a_camera_tilted_off_straight_down_still_reads_every_card() -> None:
+    """A camera on a shelf, looking down at the table at a slant: the far side shrinks."""
+    markers = [1, 9, 17, 25, 33, 41, 47, 48]
+    image = table_of(markers, 1.4)
+    w, h = WIDTH, HEIGHT
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    slanted = np.float32([[w * 0.12, h * 0.08], [w * 0.88, h * 0.08], [w, h], [0, h]])
+    warp = cv2.getPerspectiveTransform(corners, slanted)
+    tilted = cv2.warpPerspective(image, warp, (w, h), borderValue=(60, 110, 160))
+    assert [s.marker for s in Detector().see(frame(tilted)).sightings] == markers
 
 
 def test_a_smear_too_long_to_read_gives_nothing_rather_than_a_wrong_card() -> None:

@@ -117,6 +117,10 @@ def test_naming_cards_walks_their_stickers_again_even_checked_ones() -> None:
     learner = Learner(deck, markers)
     notes = show(learner, [(5,), (5,)])  # seal 2's sticker while seal 1 is asked: right
     assert notes[0].verdict is Verdict.RIGHT and learner.expected == 4
+    assert markers_of_cards(deck, ["big fish", "octopus"], "--cards") == [
+        *range(9, 19),
+        *range(46, 50),
+    ]
     with pytest.raises(InputError, match="--cards: no card 'whale' in this deck"):
         markers_of_cards(deck, ["whale"], "--cards")
 

@@ -82,6 +82,9 @@ class StickerDeck:
         # A read-only copy in id order: a deck is a value, and its labels count in id order.
         object.__setattr__(self, "cards", MappingProxyType(dict(sorted(self.cards.items()))))
 
+    def __hash__(self) -> int:
+        return hash((self.game, tuple(self.cards.items()), self.checked))
+
     def card_of(self, marker: int) -> str | None:
         return self.cards.get(marker)
 

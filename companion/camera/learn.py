@@ -25,6 +25,7 @@ from enum import StrEnum
 from companion.camera.deck import GAME_TITLES, StickerDeck, card_words, game_of_marker
 from companion.camera.model import Frame, FrameSource, Seen
 from companion.errors import InputError
+from companion.text import shown
 
 STEADY_FRAMES = 2  # one marker alone in this many frames running is an answer
 NAG_NS = 4_000_000_000  # "no sticker seen yet" after this long without an answer
@@ -207,13 +208,16 @@ class Learner:
 
 
 def markers_of_cards(deck: StickerDeck, names: Iterable[str], where: str) -> list[int]:
-    """The deck's markers on the named cards, in id order; an unknown name is an
-    InputError naming ``where`` with the deck's card names."""
+    """The deck's markers on the named cards (``big_fish`` or ``big fish``), in id order;
+    an unknown name is an InputError naming ``where`` with the deck's card names."""
     known = dict.fromkeys(deck.cards.values())
     wanted = []
-    for name in names:
+    for typed in names:
+        name = typed.strip().replace(" ", "_")  # "big fish" as the labels write it
         if name not in known:
-            raise InputError(where, f"no card {name!r} in this deck (one of: {', '.join(known)})")
+            raise InputError(
+                where, f"no card {shown(typed)} in this deck (one of: {', '.join(known)})"
+            )
         wanted.append(name)
     return [m for m, card in deck.cards.items() if card in wanted]
 

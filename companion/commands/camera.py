@@ -164,7 +164,9 @@ def run_learn(args: argparse.Namespace) -> int:
     deck = _deck_for(path, args.game)
     markers = None
     if args.cards:
-        names = [n.strip() for n in args.cards.split(",") if n.strip()]
+        from companion.text import clean
+
+        names = [n for n in clean(args.cards, "--cards").split(",") if n.strip()]
         markers = markers_of_cards(deck, names, "--cards")
     learner = Learner(deck, markers)
     if learner.finished:
