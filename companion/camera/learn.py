@@ -98,14 +98,6 @@ class Learner:
         width = len(str(self.total))
         return f"[{self.done + 1:>{width}}/{self.total}] show {self.deck.label(marker)}"
 
-    def skip(self) -> str:
-        """Leave the card asked for unchecked and ask for the next one."""
-        marker = self.expected
-        if marker is None:
-            return "nothing to skip"
-        self._next()
-        return f"skipped {self.deck.label(marker)} (not checked)"
-
     def see(self, seen: Seen) -> Note | None:
         """One frame's markers; a Note when there is something to say."""
         if self.finished:
@@ -128,7 +120,7 @@ class Learner:
         if count < self.steady or self._spoken:
             return None
         self._spoken = True
-        return self._answer(marker, seen.t_ns)
+        return self._answer(marker)
 
     def _several_in_view(self, markers: tuple[int, ...]) -> Note | None:
         self._streak = None
@@ -160,7 +152,7 @@ class Learner:
         self.todo.pop(0)
         self._since_ns = None
 
-    def _answer(self, marker: int, t_ns: int) -> Note:
+    def _answer(self, marker: int) -> Note:
         expected = self.expected
         assert expected is not None
         deck = self.deck
