@@ -252,14 +252,17 @@ class ChompCardHelp:
         return Cards(dict(cards), source, frames_ns, typed)
 
 
-def _open_camera(config: ChompConfig) -> TableCamera:
-    """The camera's process started before the journal is touched, so a camera that
-    cannot be opened is one line and leaves no new game behind; it reads nothing until
-    :func:`_camera_reveal` arms it for a reveal."""
-    assert config.camera is not None
-    return TableCamera(
+def _open_camera(config: ChompConfig, stack: ExitStack) -> TableCamera | None:
+    """The camera's process (if the config has one) started before the journal is
+    touched, so a camera that cannot be opened is one line and leaves no new game
+    behind; it reads nothing until :func:`_camera_reveal` arms it for a reveal."""
+    if config.camera is None:
+        return None
+    camera = TableCamera(
         config.camera, "chomp", lambda: config.journal, _not_yet, lambda line: log.info("%s", line)
     ).start()
+    stack.callback(camera.close)
+    return camera
 
 
 def _not_yet(n: int, names: dict[str, tuple[str, ...]], frames_ns: tuple[int, ...]) -> None:
@@ -510,10 +513,7 @@ def open_chomp_session(
         inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
         presses = _open_presses(config, opened, inbox, stack, notify)
         sources = presses.sources if stamped_as is None else list(stamped_as)
-        camera = None
-        if config.camera is not None:
-            camera = _open_camera(config)
-            stack.callback(camera.close)
+        camera = _open_camera(config, stack)
         existed = config.journal.exists()
         held = _open_journal(config)
         try:
