@@ -334,12 +334,15 @@ class TableCamera:
         self.reading.evidence(index, save)
 
 
+MAX_FRAME_BYTES = 8_000_000  # a 720p JPEG is some 100 kB; a bigger file is not ours
+
+
 def evidence_of(journal: Path, n: int) -> bytes | None:
-    """Round ``n``'s evidence frame (JPEG bytes), or None when there is none."""
-    path = frame_path(journal, n)
+    """Round ``n``'s evidence frame (JPEG bytes), or None when there is none (or what
+    is there is not a frame: a folder, a device, something huge)."""
     try:
-        return path.read_bytes() if path.is_file() else None
-    except OSError:
+        return data.read_bytes(frame_path(journal, n), MAX_FRAME_BYTES, "camera frame")
+    except InputError:
         return None
 
 
