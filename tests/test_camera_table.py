@@ -27,8 +27,8 @@ from camera_frames import (
     write_frames,
     zones_config,
 )
-from companion.camera.deck import StickerDeck
 
+from companion.camera.deck import StickerDeck
 from companion.camera.model import Frame, FrameSource
 from companion.errors import HardwareError, InputError
 from companion.games.chomp import Card
@@ -400,3 +400,31 @@ def test_a_camera_that_cannot_be_opened_is_one_line_and_nothing_is_left_behind(
     assert str(missing) in str(caught.value) and "\n" not in str(caught.value)
     assert multiprocessing.active_children() == []
     assert not table_config.journal.exists()  # no new game left behind
+
+
+def test_double_chomp_expects_two_cards_in_each_zone(
+    tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    from companion.games.chomp import Mode, TwoPlayerEnd
+    from companion.tables.chomp.demo import demo_config
+
+    two = demo_config(
+        ("ann", "bob"), Mode.DOUBLE_CHOMP, TwoPlayerEnd.COUNT, tmp_path / "game.jsonl", fast=True
+    )
+    zones, centres = columns(["ann", "bob"])
+    cards = [
+        (centres["ann"] - 0.1, 0.62, marker("seal")),
+        (centres["ann"] + 0.1, 0.62, marker("plankton")),
+        (centres["bob"] - 0.1, 0.62, marker("shark")),
+        (centres["bob"] + 0.1, 0.62, marker("shrimp")),
+    ]
+    folder = write_frames(tmp_path / "frames", still(cards))
+    config = replace(two, camera=CameraConfig(str(folder), None, 20_000, zones))
+    session, _ = open_table(config, sessions, wait_for)
+    reveal_now(session.daemon)
+    decided(session, wait_for)
+    [entry] = cards_entries(session)
+    assert {seat: sorted(hand) for seat, hand in entry["cards"].items()} == {
+        "ann": ["plankton", "seal"], "bob": ["shark", "shrimp"]
+    }  # fmt: skip
+    assert entry["source"] == "camera"
