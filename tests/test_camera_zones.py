@@ -82,6 +82,14 @@ def test_a_card_touching_two_zones_is_between_never_given() -> None:
     assert placed.between_seats == (("ann", "bob"),)
 
 
+def test_a_card_lying_on_the_shared_border_touches_both_and_is_between() -> None:
+    edge = 0.3 * SIZE[0]  # ann's and bob's border
+    on_border = Sighting(2, ((edge - 30, 500), (edge, 500), (edge, 530), (edge - 30, 530)))
+    placed = THREE.place(seen(on_border))
+    assert placed.by_seat == {}
+    assert placed.between_seats == (("ann", "bob"),)
+
+
 def test_a_card_partly_in_one_zone_is_between_never_given() -> None:
     placed = THREE.place(seen(square(2, 0.15, 0.5)))  # half above ann's zone
     assert placed.by_seat == {}
