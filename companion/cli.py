@@ -33,6 +33,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("companion.commands.bench", "measure the referee and the bridge, print figures"),
     "doctor": ("companion.commands.doctor", "check the Pi for a table: GPIO, disk, clock, ports"),
     "voice": ("companion.commands.voice", "spoken calls: hear every phrase a table says"),
+    "camera": (
+        "companion.commands.camera",
+        "the camera over the table: seats' zones on the picture",
+    ),
 }
 
 

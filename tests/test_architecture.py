@@ -80,11 +80,13 @@ ALLOWED: dict[str, set[str]] = {
     "devices": FOUNDATION | {"signals"},
     "tags": FOUNDATION | {"games", "signals"},
     "scan": FOUNDATION | {"games"},
+    "camera": FOUNDATION | {"games", "signals"},
     "history": FOUNDATION | {"games", "signals", "referee"},
     "tables": FOUNDATION
-    | {"games", "signals", "referee", "devices", "tags", "scan", "history", "firmware_bridge"},
+    | {"games", "signals", "referee", "devices", "tags", "scan", "camera", "history"}
+    | {"firmware_bridge"},
     "commands": FOUNDATION
-    | {"games", "signals", "referee", "devices", "tags", "scan", "history", "tables"}
+    | {"games", "signals", "referee", "devices", "tags", "scan", "camera", "history", "tables"}
     | {"firmware_bridge", "package"},
     "cli": {"package", "errors", "commands"},
     "__main__": {"cli"},
