@@ -15,7 +15,7 @@ def register(commands: Subparsers) -> None:
     camera = commands.add_parser(
         "camera",
         help="the camera over the table: seats' zones on the picture",
-        description="The camera that reads the revealed cards (docs/camera.md).",
+        description="The camera that reads the revealed cards: seats' zones on the picture.",
     )
     actions = camera.add_subparsers(dest="action", metavar="ACTION", required=True)
     setup = actions.add_parser(
