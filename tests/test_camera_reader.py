@@ -199,6 +199,14 @@ def test_a_covered_card_is_asked_for_its_seat_only() -> None:
     assert reader.see(frame(31, *ALL_THREE)).cards is None
 
 
+def test_a_seat_seen_in_fewer_than_agree_frames_is_asked_saying_so() -> None:
+    reader = armed()
+    feed(reader, [frame(1, *ALL_THREE), frame(2, at("ann", 0), at("cat", 3))])
+    final = reader.expire(DEADLINE)
+    assert final.cards == {"ann": ("plankton",), "cat": ("shark",)}
+    assert final.asks == (Ask("bob", "bob's card was seen in only 1 of the 2 frames (covered?)"),)
+
+
 def test_a_seat_whose_reads_disagree_is_asked_never_picked() -> None:
     reader = armed()
     updates = feed(

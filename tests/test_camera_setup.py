@@ -189,3 +189,24 @@ def test_with_zones_never_returns_a_file_it_broke() -> None:
     inline = CONFIG + "\n[camera]\nzones = { ann = [[0, 0], [0.5, 0], [0.5, 1]] }\n"
     with pytest.raises(InputError, match="edit it by hand"):
         with_zones(inline, THREE.zones)
+
+
+def test_rendered_frames_give_the_cards_and_ask_for_the_covered_seat_only(tmp_path: Path) -> None:
+    """Setup and a reveal over real pixels: zones from the set-up cards, then a round in
+    which a hand (a dark patch) covers bob's card after the first frame."""
+    from companion.camera.reader import Ask, RevealReader
+
+    zones = Zones(read_cards(Frames([render(SPOTS)] * 2), detect, ["ann", "bob", "cat"], DECK))
+    reader = RevealReader(DECK, zones)
+    reader.arm(1, {"ann": 1, "bob": 1, "cat": 1}, 0, 10**9)
+    revealed = {3: (110, 270), 2: (330, 300), 0: (530, 290)}  # shark, seal, plankton
+    covered = render(revealed)
+    covered[230:360, 260:400] = 40  # the hand over bob's card
+    updates = [
+        reader.see(detect(Frame(i, i * 33_333_333, image)))
+        for i, image in enumerate([render(revealed), covered, covered], start=1)
+    ]
+    assert all(u.cards is None for u in updates)
+    final = reader.expire(10**9)
+    assert final.cards == {"ann": ("shark",), "cat": ("plankton",)}
+    assert final.asks == (Ask("bob", "bob's card was seen in only 1 of the 2 frames (covered?)"),)

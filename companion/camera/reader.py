@@ -151,7 +151,8 @@ class RevealReader:
             if state.disputed:
                 why = f"{seat}'s card was not read: two different cards were seen"
             elif state.reads:
-                why = f"{seat}'s card was not read the same in {self.agree} frames"
+                seen = max(len(frames) for frames in state.reads.values())
+                why = f"{seat}'s card was seen in only {seen} of the {self.agree} frames (covered?)"
             else:
                 why = f"{seat}'s card was not seen (covered?)"
             rnd.pending.append(Ask(seat, why))
