@@ -414,3 +414,28 @@ def test_zones_from_cards_give_each_card_to_its_seat_or_refuse(
     assert {seat: [s.marker for s in group] for seat, group in placed.by_seat.items()} == {
         seat: [i] for i, seat in enumerate(seats)
     }
+
+
+toml_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**30), 10**30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.text(max_size=30), toml_values, max_size=4) | toml_values)
+def test_any_config_value_is_zones_or_one_input_error_line(raw: object) -> None:
+    """Fuzz: whatever a config holds, the zones' reader answers with zones or one line."""
+    try:
+        zones = zones_from_config(raw)
+    except InputError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("camera.zones")
+        return
+    Zones(zones)
