@@ -202,7 +202,9 @@ class RevealReader:
     def _count(
         self, rnd: _Round, seat: str, state: _Seat, read: tuple[str, ...], seen: Seen
     ) -> None:
-        state.reads.setdefault(read, []).append((seen.t_ns, seen.index))
+        frames = state.reads.setdefault(read, [])
+        if len(frames) < self.agree:  # the evidence is the first `agree` frames: kept bounded
+            frames.append((seen.t_ns, seen.index))
         if len(state.reads) > 1 and not state.disputed:
             state.disputed = True
             shown = " and ".join(", ".join(r) for r in state.reads)

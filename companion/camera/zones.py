@@ -188,6 +188,7 @@ class Zones:
                         "would belong to both"
                     )  # fmt: skip
         self.zones: tuple[Zone, ...] = tuple(zones)
+        self._boxes = [_box(z.polygon) for z in self.zones]  # most markers are far from a zone
 
     @property
     def seats(self) -> tuple[str, ...]:
@@ -203,7 +204,13 @@ class Zones:
     def touching(self, sighting: Sighting, size: tuple[int, int]) -> tuple[str, ...]:
         """The seats whose zones the marker touches at all (its border included)."""
         shape = _hull(_fractions(sighting, size))
-        return tuple(z.seat for z in self.zones if _touches(z.polygon, shape))
+        x0, y0, x1, y1 = _box(shape)
+        return tuple(
+            z.seat
+            for z, (zx0, zy0, zx1, zy1) in zip(self.zones, self._boxes, strict=True)
+            if x0 <= zx1 + EPS and zx0 <= x1 + EPS and y0 <= zy1 + EPS and zy0 <= y1 + EPS
+            and _touches(z.polygon, shape)
+        )  # fmt: skip
 
     def place(self, seen: Seen) -> Placement:
         by_seat: dict[str, list[Sighting]] = {}
@@ -229,6 +236,12 @@ class Zones:
             outside=tuple(outside),
             between_seats=tuple(between_seats),
         )
+
+
+def _box(polygon: Sequence[Point]) -> tuple[float, float, float, float]:
+    xs = [x for x, _ in polygon]
+    ys = [y for _, y in polygon]
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def _fractions(sighting: Sighting, size: tuple[int, int]) -> list[Point]:
