@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from companion.camera.model import Seen, Sighting
 from companion.camera.zones import CardBook, Zones
 
-GAME_MARKERS = {"chomp": range(0, 50), "getbit": range(50, 92)}  # camera/markers.py
+GAME_MARKERS = {"chomp": range(0, 50), "getbit": range(50, 100)}  # as deck.MARKER_RANGES
 GAME_NAMES = {"chomp": "CHOMP!", "getbit": "Get Bit!"}
 
 
