@@ -26,7 +26,7 @@ from companion.errors import InputError
 CONFIG_KEY = "camera.zones"
 EPS = 1e-9
 MIN_AREA = 1e-4  # of the frame: a zone smaller than 1/100 of its width by 1/100 of its height
-ZONE_HALF_SIDES = 3.0  # a card's zone reaches 3 marker sides from its sticker each way
+ZONE_HALF_SIDES = 4.0  # a zone reaches 4 sticker sides each way: a card is about 3.7 long
 MIDLINE_GAP = 0.002  # of the frame: what separates two neighbours' zones cut at their midline
 DIGITS = 4  # zones from cards are kept to 1/10000 of the frame: readable in the config
 
