@@ -245,6 +245,23 @@ def test_a_seat_decided_then_read_otherwise_before_the_cards_go_out_is_asked() -
     assert reader.expire(DEADLINE).cards == {"bob": ("seal",), "cat": ("shark",)}
 
 
+def test_a_card_arriving_in_a_zone_already_read_is_not_asked_about() -> None:
+    reader = armed()
+    late = (at("ann", 0), at("bob", 2, dx=-0.08), at("bob", 5, dx=0.08))  # a second card
+    updates = feed(
+        reader,
+        [frame(1, at("ann", 0), at("bob", 2)), frame(2, at("ann", 0), at("bob", 2))]
+        + [frame(i, *late) for i in (3, 4, 5)]
+        + [frame(6, at("cat", 3)), frame(7, at("cat", 3))],
+    )
+    assert asks(updates) == []
+    assert given_out(updates)[0].cards == {
+        "ann": ("plankton",),
+        "bob": ("seal",),
+        "cat": ("shark",),
+    }
+
+
 def test_a_marker_not_in_the_deck_is_asked() -> None:
     reader = armed()
     stray = (at("ann", 0), at("bob", 40), at("cat", 3))  # CHOMP!'s range, not bound in DECK
@@ -368,6 +385,7 @@ def test_the_reader_never_gives_a_card_that_did_not_lie_in_the_zone_in_agree_fra
         return
     (update,) = out
     assert update.cards is not None
+    assert not {a.seat for a in update.asks} & set(update.cards)  # a seat read is not asked
     if update.complete:
         assert set(update.cards) == set(SEATS)
     after = [f for f in frames if f.t_ns >= REVEAL]

@@ -12,8 +12,9 @@ once per seat and reason): a card between zones; more cards in a zone than the s
 a marker not in the deck or of the other game (these three once seen in ``agree`` frames,
 so one smeared frame asks nothing); a seat whose complete reads differ (at once: two
 different cards were really seen, the camera never picks one). A frame showing any of these
-for a seat does not count for it. At the deadline the seats decided are kept and every
-other seat is asked, for that seat only.
+for a seat does not count for it; once a seat is read, only a different complete read is
+asked about (a hand dropping a second card there later is not). At the deadline the seats
+decided are kept and every other seat is asked, for that seat only.
 """
 
 from __future__ import annotations
@@ -131,6 +132,8 @@ class RevealReader:
                 continue
             self._count(rnd, seat, state, read, seen)
         for key, why in troubles.items():
+            if rnd.seats[key[0]].decided is not None:
+                continue  # read already: a card arriving after it changes nothing asked
             rnd.troubles[key] = rnd.troubles.get(key, 0) + 1
             if rnd.troubles[key] >= self.agree:
                 self._ask(key[0], key[1], why)

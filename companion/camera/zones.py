@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from companion import data
 from companion import text as gate
+from companion.camera.markers import MARKER_COUNT
 from companion.camera.model import Point, Seen, Sighting, Zone
 from companion.errors import InputError
 
@@ -259,7 +260,7 @@ def setup_cards(deck: CardBook, seats: Sequence[str]) -> dict[str, str]:
     first kind, bob the second, and so on. InputError when the deck has fewer kinds.
     """
     kinds: list[str] = []
-    for marker in range(100):
+    for marker in range(MARKER_COUNT):
         card = deck.card_of(marker)
         if card is not None and card not in kinds:
             kinds.append(card)
