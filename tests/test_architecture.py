@@ -1,7 +1,7 @@
 """The tree shows the architecture: imports point down the layers, modules stay small.
 
 The layers (docs/architecture.md), lowest first: the foundation (errors, data, files, figures),
-games/, signals, referee/, devices/ tags/ scan/ history/, tables/, commands/ and cli. Every
+games/, signals, referee/, devices/ tags/ scan/ camera/ history/, tables/, commands/ and cli. Every
 import counts, those inside functions included, because a lazy import is still a dependency.
 """
 

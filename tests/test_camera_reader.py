@@ -444,3 +444,17 @@ def test_a_seat_shown_two_different_reads_is_never_given_a_card(
         update = reader.expire(DEADLINE)
     for seat in update.cards or {}:
         assert len(reads[seat]) == 1
+
+
+def test_the_printed_sheets_deck_is_read_as_bound_and_its_other_game_asked() -> None:
+    from companion.camera.deck import CHOMP, StickerDeck
+    from companion.camera.zones import CardBook
+
+    deck: CardBook = StickerDeck.default(CHOMP)  # the sticker deck is a CardBook
+    reader = RevealReader(deck, ZONES)
+    reader.arm(1, ONE_EACH, REVEAL, DEADLINE)
+    shown = (at("ann", 0), at("bob", 4), at("cat", 55))  # a shark, a seal, a Get Bit! card
+    updates = feed(reader, [frame(1, *shown), frame(2, *shown)])
+    assert [a.seat for a in asks(updates)] == ["cat"]
+    assert "Get Bit!" in asks(updates)[0].why
+    assert reader.expire(DEADLINE).cards == {"ann": ("shark",), "bob": ("seal",)}

@@ -22,11 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from companion.camera.deck import GAME_TITLES, game_of_marker
 from companion.camera.model import Seen, Sighting
 from companion.camera.zones import CardBook, Zones
-
-GAME_MARKERS = {"chomp": range(0, 50), "getbit": range(50, 100)}  # as deck.MARKER_RANGES
-GAME_NAMES = {"chomp": "CHOMP!", "getbit": "Get Bit!"}
 
 
 @dataclass(frozen=True)
@@ -180,10 +178,10 @@ class RevealReader:
                 cards.append(card)
                 continue
             bad = True
-            game = self._game_of(sighting.marker)
+            game = game_of_marker(sighting.marker)
             if game is not None and game != self.deck.game:
                 troubles[(seat, "other game")] = (
-                    f"a {GAME_NAMES.get(game, game)} card (marker {sighting.marker}) lies in "
+                    f"a {GAME_TITLES.get(game, game)} card (marker {sighting.marker}) lies in "
                     f"{seat}'s zone: type {seat}'s card"
                 )
             else:
@@ -252,10 +250,3 @@ class RevealReader:
     def _named(self, sighting: Sighting) -> str:
         card = self.deck.card_of(sighting.marker)
         return card if card is not None else f"marker {sighting.marker}"
-
-    @staticmethod
-    def _game_of(marker: int) -> str | None:
-        for game, markers in GAME_MARKERS.items():
-            if marker in markers:
-                return game
-        return None

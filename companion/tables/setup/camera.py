@@ -225,9 +225,13 @@ def run_camera_setup(
 ) -> int:
     """Open what the command line names (the camera, the deck, the detector) and run."""
     _check_config(options.config)  # before the camera's modules (and OpenCV) load
+    import importlib
+
     from companion.camera.deck import StickerDeck, load_deck
     from companion.camera.detect import Detector
-    from companion.camera.sources import open_camera
+
+    # the sources are built beside this (cam-synth): looked up when used, as `learn` does
+    sources = importlib.import_module("companion.camera.sources")
 
     section: object = data.read_toml(options.config).get("camera", {})
     section = section if isinstance(section, dict) else {}
@@ -237,7 +241,7 @@ def run_camera_setup(
     if deck_file is None and "deck" in section:
         deck_file = options.config.resolve().parent / data.name(section["deck"], "camera.deck")
     deck = load_deck(deck_file) if deck_file is not None else StickerDeck.default(game)
-    source = open_camera(spec or "picamera2")
+    source: FrameSource = sources.open_camera(spec or "picamera2")
     try:
         return camera_setup(options, console, source, Detector().see, deck)
     finally:
