@@ -1,8 +1,8 @@
 """``companion camera setup``: the zones from one card per seat, written into table.toml.
 
 The camera is a small in-test source over rendered frames (markers from
-``companion.camera.markers`` pasted onto a grey table) and the markers are found by
-OpenCV's own ArUco detector, so the zones come from real pixels, not from made-up corners.
+``companion.camera.markers`` pasted onto a grey table) and the markers are found by the
+camera's own detector, so the zones come from real pixels, not from made-up corners.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import RunCli
 from test_camera_zones import THREE, TinyDeck
 
-from companion.camera.markers import dictionary, marker_image
-from companion.camera.model import Frame, Seen, Sighting
+from companion.camera.detect import Detector
+from companion.camera.markers import marker_image
+from companion.camera.model import Frame, Seen
 from companion.camera.zones import Zones, zones_from_config
 from companion.errors import InputError
 from companion.tables.setup.camera import CameraSetup, camera_setup, read_cards, with_zones
@@ -82,15 +84,12 @@ class Frames:
         return None
 
 
+DETECTOR = Detector()
+
+
 def detect(frame: Frame) -> Seen:
-    """OpenCV's ArUco detector over the marker family (until camera/detect.py is here)."""
-    detector = cv2.aruco.ArucoDetector(dictionary(), cv2.aruco.DetectorParameters())
-    corners, ids, _ = detector.detectMarkers(frame.image)
-    found = []
-    for quad, marker in zip(corners, [] if ids is None else ids.ravel(), strict=True):
-        points = [(float(x), float(y)) for x, y in quad.reshape(4, 2)]
-        found.append(Sighting(int(marker), (points[0], points[1], points[2], points[3])))
-    return Seen(frame.index, frame.t_ns, frame.size, tuple(found))
+    """The camera's own detector (camera/detect.py)."""
+    return DETECTOR.see(frame)
 
 
 SPOTS = {0: (100, 280), 1: (320, 290), 2: (540, 280)}
@@ -210,3 +209,36 @@ def test_rendered_frames_give_the_cards_and_ask_for_the_covered_seat_only(tmp_pa
     final = reader.expire(10**9)
     assert final.cards == {"ann": ("shark",), "cat": ("plankton",)}
     assert final.asks == (Ask("bob", "bob's card was seen in only 1 of the 2 frames (covered?)"),)
+
+
+def test_the_command_reads_a_folder_of_frames_and_writes_the_zones(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """``companion camera setup`` end to end: the printed sheet's deck (ann a shark, bob a
+    seal, cat a big_fish: markers 0, 4 and 9), a folder of frames as the camera."""
+    pytest.importorskip("companion.camera.sources")  # the sources are built beside this
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    image = render({0: SPOTS[0], 4: SPOTS[1], 9: SPOTS[2]})
+    for i in range(3):
+        cv2.imwrite(str(folder / f"f{i:03d}.png"), cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    result = run_cli(
+        "camera", "setup", "--config", str(config), "--camera", str(folder), stdin="\n\n\n"
+    )
+    assert result.status == 0, result.err
+    assert "ann a shark, bob a seal, cat a big_fish" in result.out
+    assert "[camera.zones] written for 3 seats and read back" in result.out
+    zones = zones_from_config(tomllib.loads(config.read_text(encoding="utf-8"))["camera"]["zones"])
+    assert [z.seat for z in zones] == ["ann", "bob", "cat"]
+    assert config.read_text(encoding="utf-8").startswith(CONFIG)
+
+
+def test_the_command_without_a_config_is_one_line_and_status_2(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    result = run_cli("camera", "setup", "--config", str(tmp_path / "none.toml"), "--seats", "a,b")
+    assert result.status == 2
+    assert "no table config there: `companion setup` writes one" in result.err
+    assert len(result.err.strip().splitlines()) == 1
