@@ -397,7 +397,8 @@ def test_a_camera_that_cannot_be_opened_is_one_line_and_nothing_is_left_behind(
     missing = tmp_path / "no-such-recording"
     with pytest.raises(HardwareError) as caught:
         open_chomp_session(camera_table(table_config, missing), new=True, pin_factory="mock")
-    assert str(missing) in str(caught.value) and "\n" not in str(caught.value)
+    line = str(caught.value)
+    assert line.startswith("camera.source: ") and "no such camera" in line and "\n" not in line
     assert multiprocessing.active_children() == []
     assert not table_config.journal.exists()  # no new game left behind
 
@@ -428,3 +429,32 @@ def test_double_chomp_expects_two_cards_in_each_zone(
         "ann": ["plankton", "seal"], "bob": ["shark", "shrimp"]
     }  # fmt: skip
     assert entry["source"] == "camera"
+
+
+def test_the_demo_with_the_simulated_camera_reads_its_own_cards(
+    tmp_path: Path, wait_for: WaitFor
+) -> None:
+    from companion.games.chomp import Mode, TwoPlayerEnd
+    from companion.referee.daemon import StartRound
+    from companion.tables.chomp.demo import open_demo
+
+    players = ["ann", "bob", "cat"]
+    session, table = open_demo(
+        players, players, Mode.STANDARD, TwoPlayerEnd.COUNT, seed=3,
+        journal=tmp_path / "demo.jsonl", short_waits=True, camera="sim:3",
+    )  # fmt: skip
+    try:
+        session.daemon.start()
+        assert session.camera is not None and session.camera.reading is not None
+        for n in (1, 2):
+            table.round_done.clear()
+            session.daemon.put(StartRound())
+            assert wait_for(table.round_done.is_set, timeout=30)
+            [entry] = [e for e in cards_entries(session) if e["n"] == n]
+            assert entry["source"] == "camera" and "asked" not in entry
+            shown = {seat: [str(c) for c in hand] for seat, hand in table.cards.items()}
+            assert entry["cards"] == shown  # what the deck turned over, read from the picture
+        assert wait_for(frame_path(session.config.journal, 2).is_file)
+    finally:
+        table.close()
+        session.close()
