@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -458,3 +459,57 @@ def test_the_demo_with_the_simulated_camera_reads_its_own_cards(
     finally:
         table.close()
         session.close()
+
+
+CLI_CONFIG = """\
+[referee]
+end_ms = 200
+round_timeout_s = 1
+journal = "game.jsonl"
+
+[[players]]
+name = "ann"
+button = 17
+
+[[players]]
+name = "bob"
+button = 27
+
+[[players]]
+name = "cat"
+button = 22
+
+[camera]
+source = "frames"
+deadline_ms = 20000
+
+[camera.zones]
+"""
+
+
+@pytest.mark.slow
+def test_companion_referee_reads_the_cards_from_the_camera_with_no_card_typed(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    write_frames(tmp_path / "frames", still(seats(shown), count=150))
+    zones = "".join(f"{seat} = {polygon}\n" for seat, polygon in zones_config().items())
+    (tmp_path / "table.toml").write_text(CLI_CONFIG + zones, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "companion", "referee", "--config", "table.toml", "--new",
+         "--pin-factory", "mock"],
+        input="reveal\nwait 3\nquit\n", capture_output=True, text=True, cwd=tmp_path,
+        timeout=120, env=dict(os.environ, TMPDIR=str(tmp_path)),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Round 1: No winner: nobody chomped in time" in done.stdout  # no card typed
+    assert "frames read in their own process at lower priority (nice +10)" in done.stderr
+    log = (tmp_path / "game.log").read_text()
+    assert re.search(r"camera worker \(pid \d+\) reads .*frames at nice \d+", log), log
+    entries = [json.loads(line) for line in (tmp_path / "game.jsonl").read_text().splitlines()]
+    [cards] = [e for e in entries if e["type"] == "cards"]
+    assert cards["source"] == "camera" and cards["cards"]["cat"] == ["shark"]
+    assert (tmp_path / "game.frames" / "round-0001.jpg").is_file()
