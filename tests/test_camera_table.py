@@ -35,10 +35,12 @@ from companion.errors import HardwareError, InputError
 from companion.games.chomp import Card
 from companion.referee.daemon import RefereeDaemon
 from companion.signals import RevealStamp
-from companion.tables.camera import CameraConfig, camera_from, frame_path
-from companion.tables.chomp.config import ChompConfig, config_from_dict
+from companion.tables.camera import CameraConfig, frame_path
+from companion.tables.chomp.config import ChompConfig
 from companion.tables.chomp.screen import TableView
 from companion.tables.chomp.session import ChompSession, open_chomp_session
+
+pytestmark = pytest.mark.slow  # each test starts the camera's process
 
 WaitFor = Callable[..., bool]
 DECK = StickerDeck.default("chomp")
@@ -275,31 +277,6 @@ def test_closing_the_table_leaves_no_camera_process(
         os.kill(pid, 0)
 
 
-def test_the_camera_config_is_checked_one_line_naming_the_key() -> None:
-    players = [{"name": n, "button": 17 + i} for i, n in enumerate(("ann", "bob", "cat"))]
-    good = {"source": "usb:0", "deadline_ms": 900, "zones": zones_config()}
-    config = config_from_dict({"players": players, "camera": good})
-    assert config.camera is not None and config.camera.deadline_ms == 900
-    assert [z.seat for z in config.camera.zones] == ["ann", "bob", "cat"]
-    for camera, where in (
-        ({"deadline_ms": 900}, "camera"),
-        ({"source": "usb:0", "deadline_ms": "soon"}, "camera.deadline_ms"),
-        ({"source": "usb:0", "deadline_ms": 5}, "camera.deadline_ms"),
-        ({"source": "usb:0", "focus": 1}, "camera.focus"),
-        ({"source": "usb:0", "zones": {"zed": [[0, 0], [0.2, 0], [0.2, 0.2]]}}, "camera.zones"),
-        ({"source": "usb:0", "deck": 3}, "camera.deck"),
-    ):
-        with pytest.raises(InputError) as caught:
-            config_from_dict({"players": players, "camera": camera})
-        assert where in str(caught.value) and "\n" not in str(caught.value)
-
-
-def test_a_seat_without_a_zone_is_a_warning_at_start() -> None:
-    config, warnings = camera_from({"camera": {"source": "sim"}}, ["ann", "bob"])
-    assert config.zones == () and len(warnings) == 1
-    assert "ann, bob" in warnings[0] and "camera setup" in warnings[0]
-
-
 def test_a_get_bit_round_read_by_the_camera_moves_the_robots(
     tmp_path: Path, wait_for: WaitFor
 ) -> None:
@@ -487,7 +464,6 @@ deadline_ms = 20000
 """
 
 
-@pytest.mark.slow
 def test_companion_referee_reads_the_cards_from_the_camera_with_no_card_typed(
     tmp_path: Path,
 ) -> None:

@@ -8,11 +8,12 @@ import pickle
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from camera_frames import frame, seats, write_frames
-from companion.camera.deck import StickerDeck
 from hypothesis import given
 from hypothesis import strategies as st
 
+from companion.camera.deck import StickerDeck
 from companion.camera.model import Seen, Sighting
 from companion.camera.worker import NICE, CameraWorker, is_live, pack, unpack
 
@@ -47,6 +48,7 @@ def test_only_cameras_and_the_simulated_table_are_live() -> None:
         assert not is_live(spec), spec
 
 
+@pytest.mark.slow
 def test_the_worker_reads_at_lower_priority_and_says_so(tmp_path: Path, wait_for: WaitFor) -> None:
     shown = {"ann": DECK.markers_of("seal")[0], "bob": DECK.markers_of("shark")[0]}
     folder = write_frames(tmp_path / "frames", [frame(seats(shown))] * 200)
@@ -78,6 +80,7 @@ def test_the_worker_reads_at_lower_priority_and_says_so(tmp_path: Path, wait_for
     assert not worker.alive and ended == []  # closed, not failed
 
 
+@pytest.mark.slow
 def test_a_recording_that_ends_is_one_line_and_the_worker_ends_by_itself(
     tmp_path: Path, wait_for: WaitFor
 ) -> None:
