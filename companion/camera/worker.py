@@ -127,7 +127,7 @@ def outlined_jpeg(
 
 
 def default_opener(spec: str, size: tuple[int, int], fps: float) -> FrameSource:
-    """cam-synth's :func:`~companion.camera.sources.open_camera` (imported in the child)."""
+    """The :func:`~companion.camera.sources.open_camera` (imported in the child)."""
     from companion.camera.sources import open_camera
 
     source: FrameSource = open_camera(spec, size, fps, where="camera.source")
