@@ -24,11 +24,11 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from companion import data
 from companion.camera.model import Zone
-from companion.camera.worker import is_live
+from companion.camera.worker import NICE, is_live
 from companion.data import archive
 from companion.errors import CompanionError, InputError
 from companion.files import check_path, write_atomic
@@ -126,12 +126,11 @@ def set_frames_aside(journal: Path) -> Path | None:
 
 @dataclass
 class Pending:
-    """A round the camera read in part: the seats read, their frames, the seats asked."""
+    """A round the camera read in part: the seats read and the frames that agreed."""
 
     n: int
     cards: dict[str, tuple[str, ...]]
     frames_ns: tuple[int, ...]
-    asked: tuple[str, ...]
 
 
 @dataclass
@@ -140,8 +139,9 @@ class TableCamera:
     them into its own terms through ``on_cards``.
 
     ``on_cards(n, cards, frames_ns)`` gets a round every seat of which was read;
-    ``notify`` every line for people. :meth:`prefilled` and :meth:`asked` tell the
-    screen and the phones what to ask for when the camera read only part of a round.
+    ``notify`` every line for people. :meth:`prefilled` and :meth:`complete` tell the
+    screen and the phones what to ask for when the camera read only part of a round,
+    and what the completed round says of where its cards came from.
     """
 
     config: CameraConfig
@@ -290,8 +290,8 @@ class TableCamera:
         expect = self.expect.get(n, {})
         wrong = [s for s, hand in cards.items() if len(hand) != expect.get(s, len(hand))]
         for seat in wrong:  # the reader's own rule, kept here too: ask, never pass it on
-            self.say(f"camera: {len(cards.pop(seat))} cards seen for {seat}, who shows "
-                        f"{expect[seat]}: type {seat}'s")  # fmt: skip
+            seen = len(cards.pop(seat))
+            self.say(f"camera: {seen} cards seen for {seat}, who shows {expect[seat]}: type them")
         complete = update.complete and not wrong
         if update.frame_index is not None and cards:
             self._keep_evidence(n, update.frame_index)
@@ -300,7 +300,7 @@ class TableCamera:
             return
         if cards:
             with self._lock:
-                self.pending = Pending(n, cards, update.frames_ns, ())
+                self.pending = Pending(n, cards, update.frames_ns)
             read = ", ".join(f"{s} {' + '.join(c)}" for s, c in cards.items())
             self.say(f"camera read {read}: type the others' cards")
         else:
@@ -354,9 +354,5 @@ def describe(config: CameraConfig | None) -> list[str]:
     return [
         f"camera {config.source}: zones for {seats}; the seats not read are asked "
         f"{config.deadline_ms:g} ms after the reveal; frames read in their own process "
-        "at lower priority (nice +10)"
+        f"at lower priority (nice +{NICE})"
     ]
-
-
-def plain(cards: Mapping[str, Sequence[Any]]) -> dict[str, list[str]]:
-    return {seat: [str(c) for c in hand] for seat, hand in cards.items()}
