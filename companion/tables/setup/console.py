@@ -18,6 +18,7 @@ from companion.devices.probe import SimulatedTable
 from companion.errors import InputError
 
 MOCK = "[mock pins] "  # the simulated table's lines and prompts begin so
+ENTER_PRESSES = "Enter (or any word) presses"
 YES_NO = re.compile(r"(?P<text>.*?) \[(?P<default>Y/n|y/N)\]\s*", re.S)
 
 
@@ -40,8 +41,9 @@ class Question:
         yes = YES_NO.fullmatch(prompt)
         if yes:
             return cls("yes", yes["text"].strip(), yes["default"] == "Y/n")
-        kind: Literal["text", "press"] = "press" if prompt.startswith(MOCK) else "text"
-        return cls(kind, prompt.strip())
+        if prompt.startswith(MOCK):  # the page's button is the terminal's Enter
+            return cls("press", prompt.replace(ENTER_PRESSES, "the button below presses").strip())
+        return cls("text", prompt.strip())
 
 
 @dataclass
@@ -129,7 +131,7 @@ class MockHands:
     def press(self, what: str, pin: int | None, times: int) -> None:
         target = f"GPIO{pin}" if pin is not None else "the next button of the simulated table"
         count = f" {times} times" if times > 1 else ""
-        self.console.ask(f"{MOCK}{what}: Enter (or any word) presses {target}{count} ")
+        self.console.ask(f"{MOCK}{what}: {ENTER_PRESSES} {target}{count} ")
         if pin is None:
             self.table.press_next(reveal="reveal" in what)
             return

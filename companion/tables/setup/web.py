@@ -87,12 +87,13 @@ class SetupPage:
                 "text": question.text,
                 "default": question.default,
             }
-        self._add("ask", prompt.strip())
         self.echo(prompt.rstrip())
         self._publish()
         answer = self._answers.get()
         if answer is None:
             raise EOFError
+        self._add("ask", prompt.strip())  # the transcript: asked and answered (the page
+        # shows the question asked now on its own, with its buttons)
         said = answer.strip() if len(answer) <= SHOWN_ANSWER else answer[:SHOWN_ANSWER]
         if gate.refusal(said) is not None:  # the Console's gate refuses it: shown escaped
             said = gate.shown(answer)

@@ -248,9 +248,13 @@ class Hub:
 
 def _offer(queue: asyncio.Queue[Snapshot | None], snap: Snapshot | None) -> None:
     """Put the newest snapshot in a one-place queue, dropping an older one not yet read
-    (None: the hub closed)."""
+    (None: the hub closed, and stays so). Two threads that publish at once (a table's own
+    thread, an action's) may offer their snapshots in the wrong order: the newer is kept,
+    never replaced by the older, or a page would show a stale state until the next change."""
     if queue.full():
-        queue.get_nowait()
+        held = queue.get_nowait()
+        if held is None or (snap is not None and held.version > snap.version):
+            snap = held
     queue.put_nowait(snap)
 
 

@@ -44,7 +44,7 @@ function drawSetup() {
   const running = s.phase === "running";
   let status;
   if (!running) status = s.result;
-  else if (mine) status = s.question ? "Your answer:" : "Working… (or waiting for a press at the table)";
+  else if (mine) status = s.question ? "This phone answers the set-up:" : "Working… (or waiting for a press at the table)";
   else if (taken) status = "setup is in progress on another phone: this page can only watch";
   else if (ui.canChange) status = "Nobody answers yet: answer from this phone?";
   else status = "Watching: answering needs the join code (Join, above)";
