@@ -45,7 +45,7 @@ class Command:
         self.thread = threading.Thread(target=self._run, args=(options,), daemon=True)
         self.thread.start()
         deadline = time.monotonic() + HANG_S
-        pattern = r"open (http://\S+)/ on a phone .* join code (\w+)"
+        pattern = r"companion setup: open (http://\S+)/ on a phone .* join code (\w+)"
         while not (found := re.search(pattern, self.printed.getvalue())):
             assert time.monotonic() < deadline and self.thread.is_alive(), self.printed.getvalue()
             time.sleep(0.01)

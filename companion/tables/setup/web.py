@@ -211,7 +211,9 @@ def serve_setup(
     try:
         page = SetupPage(options.out, echo)
         code_file = table_code_file(None, "setup")
-        _, running = serve_tables([page], listen, said, code_file, new_code)
+        _, running = serve_tables(
+            [page], listen, said, code_file, new_code, title="companion setup"
+        )
         try:
             return _run_until_done(page, options, running.thread, echo, timing)
         finally:
