@@ -249,6 +249,31 @@ def test_a_yes_no_prompt_is_read_back_as_the_question_and_its_default(
     assert Question.of(yes_prompt(text, default)) == Question("yes", text, default)
 
 
+def test_the_bounce_profile_is_pressed_from_the_page_and_written_after_its_yes(
+    serve: Any, tmp_path: Path
+) -> None:
+    served = serve("bounce:2")
+    phone = served.phone()
+    phone.claim()
+    phone.answer("ann bob cat", "seat names")
+    for _ in range(3):
+        phone.answer("", "press")
+    phone.answer("n", "a reveal button")
+    phone.answer("5 6 13", "LED pins")
+    for _ in range(3):
+        phone.answer("y", "should be lit")
+    phone.answer("y", "bounce profile now")
+    for seat in ("ann", "bob", "cat"):
+        asked = phone.answer("", f"{seat}'s button, 20 presses")  # one tap: 20 presses
+        assert asked["kind"] == "press"
+    assert "ann's button: 20 presses, 5.0 edges per press" in phone.lines()
+    question = phone.answer("y", "write settle_ms = 5, lockout_ms = 50 into")
+    assert question["kind"] == "yes" and question["default"] is True
+    assert phone.next_state()["phase"] == "done"
+    config = load_config(tmp_path / "table.toml")
+    assert (config.settle_ms, config.lockout_ms) == (5.0, 50.0)
+
+
 def test_a_wrong_code_is_a_403_in_one_line_and_a_watcher_still_sees_the_question(
     serve: Any,
 ) -> None:

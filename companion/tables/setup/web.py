@@ -182,9 +182,9 @@ def run_on_page(page: SetupPage, options: SetupOptions, timing: Timing | None = 
         page.end("stopped", "the set-up was stopped at the Pi")
         raise
     if status == 0:
-        what = "profiled" if options.bounce_only else "written"
+        what = "buttons profiled" if options.bounce_only else "written and read back"
         next_step = f"companion referee --config {options.out}"
-        page.end("done", f"{options.out} {what} and read back", next_step)
+        page.end("done", f"{options.out} {what}", next_step)
     else:
         page.end("done", f"{options.out} left as it was: nothing written")
     return status
