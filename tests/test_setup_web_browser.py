@@ -98,7 +98,9 @@ def test_a_phone_plays_the_whole_wizard_at_360_px_to_a_written_config(
     assert maker.inner_text("#setup-status") == "Nobody answers yet: answer from this phone?"
     maker.click("#setup-take")
     n = asked(maker, 0)
-    assert maker.is_visible("#setup-text") and not maker.is_visible("#setup-yes")
+    # The state arrives before the page has drawn it: wait for the drawing, then look.
+    maker.wait_for_selector("#setup-text", state="visible")
+    assert not maker.is_visible("#setup-yes")
     found += problems_of(maker, "a text question")
     n = answer_text(maker, 0, "ann bob cat")
     n = tap(maker, n, "#setup-press")  # ann's button: GPIO17
