@@ -489,3 +489,25 @@ def test_companion_referee_reads_the_cards_from_the_camera_with_no_card_typed(
     [cards] = [e for e in entries if e["type"] == "cards"]
     assert cards["source"] == "camera" and cards["cards"]["cat"] == ["shark"]
     assert (tmp_path / "game.frames" / "round-0001.jpg").is_file()
+
+
+def test_in_line_mode_only_the_seat_not_read_is_typed(
+    table_config: ChompConfig, tmp_path: Path, sessions: list[ChompSession], wait_for: WaitFor
+) -> None:
+    import io
+
+    from companion.tables.chomp.screen import run_lines
+
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    folder = write_frames(tmp_path / "frames", still(seats(shown), covered=[(0.17, 0.62)]))
+    session, _ = open_table(camera_table(table_config, folder, 600), sessions, wait_for)
+    reveal_now(session.daemon)
+    help_ = session.card_help
+    assert help_ is not None
+    assert wait_for(lambda: set(help_.prefilled(1)) == {"bob", "cat"})
+    out = io.StringIO()
+    run_lines(TableView(session.daemon, camera=help_), io.StringIO("cards ann=plankton\n"), out)
+    decided(session, wait_for)
+    [line] = cards_entries(session)
+    assert line["cards"] == {"ann": ["plankton"], "bob": ["seal"], "cat": ["shark"]}
+    assert line["asked"] == ["ann"] and line["source"] == "camera"
