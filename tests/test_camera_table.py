@@ -337,6 +337,7 @@ def test_the_phones_ask_only_the_seats_the_camera_did_not_read_and_show_its_fram
     assert wait_for(lambda: web.state()["camera"]["read"])
     state = web.state()
     assert state["camera"]["read"] == {"ann": ["plankton"], "bob": ["seal"]}
+    assert state["camera"]["reading"] is False  # its deadline passed: the page asks now
     assert not state["deals_cards"]  # the page asks, for cat only
     with pytest.raises(InputError, match="cards.cat"):
         web.act({"type": "cards", "cards": {}})  # cat's card is still needed

@@ -156,6 +156,7 @@ class TableCamera:
     saved: dict[int, Path] = field(default_factory=dict)
     zones: Zones | None = None
     expect: dict[int, dict[str, int]] = field(default_factory=dict)  # the round armed
+    busy: int | None = None  # the round being read, until its cards or its deadline
     # Called with every line said, after the state it tells of changed (the phones' page).
     watchers: list[Callable[[str | None], None]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -198,6 +199,7 @@ class TableCamera:
                 self.pending = None
         self.expect = {n: dict(expect)}
         if self.reading is not None and self.failed is None:
+            self.busy = n
             deadline = reveal_ns + int(self.config.deadline_ms * 1e6)
             self.reading.arm(n, expect, reveal_ns, deadline)
 
@@ -225,6 +227,12 @@ class TableCamera:
             self.reading.disarm()
         with self._lock:
             self.pending = None
+        self.busy = None
+
+    def reading_round(self, n: int) -> bool:
+        """Whether the camera is still reading round ``n`` (the deadline not passed): a
+        page waits for it before asking for the cards."""
+        return self.busy == n and self.failed is None
 
     def prefilled(self, n: int) -> dict[str, tuple[str, ...]]:
         """The seats of round ``n`` the camera read, when it read only some."""
@@ -286,6 +294,8 @@ class TableCamera:
         self.say(f"camera: {ask.why}")
 
     def _cards(self, n: int, update: ReadUpdate) -> None:
+        if self.busy == n:
+            self.busy = None
         cards = dict(update.cards or {})
         expect = self.expect.get(n, {})
         wrong = [s for s, hand in cards.items() if len(hand) != expect.get(s, len(hand))]

@@ -200,9 +200,14 @@ class ChompWebTable:
         (the phones ask only the others), and the line it ended with if it failed."""
         camera = self.session.camera
         if camera is None:
-            return {"on": False, "read": {}, "failed": None}
+            return {"on": False, "reading": False, "read": {}, "failed": None}
         read = camera.prefilled(status_round) if waiting else {}
-        return {"on": True, "read": {s: list(c) for s, c in read.items()}, "failed": camera.failed}
+        return {
+            "on": True,
+            "reading": waiting and camera.reading_round(status_round),
+            "read": {s: list(c) for s, c in read.items()},
+            "failed": camera.failed,
+        }
 
     def state(self) -> dict[str, Any]:
         status = self.daemon.status()

@@ -103,7 +103,7 @@ function drawChomp() {
   }
   $("chomp-status").textContent = s.over
     ? (s.winner ? `Game over: ${s.winner} wins.` : "Game over: a draw.")
-    : `${s.round_label} · ${s.phase}${s.waiting_for_cards ? " · waiting for the cards" : ""} · pot ${s.pot} · ${s.mode.replace("_", " ")}`;
+    : `${s.round_label} · ${s.phase}${s.waiting_for_cards ? (s.camera && s.camera.reading ? " · the camera is reading the cards" : " · waiting for the cards") : ""} · pot ${s.pot} · ${s.mode.replace("_", " ")}`;
   $("chomp-status").classList.toggle("over", s.over);
   $("chomp-start").disabled = s.over || s.phase !== "ready";
   $("chomp-new").hidden = !ui.canChange;
@@ -194,7 +194,8 @@ function evidence(n, file) {
 function drawEntry() {
   const s = chomp.state;
   const box = $("chomp-entry");
-  box.hidden = !(s.waiting_for_cards && !s.deals_cards);
+  const reading = Boolean(s.camera && s.camera.reading); // the camera first, then people
+  box.hidden = !(s.waiting_for_cards && !s.deals_cards && !reading);
   if (box.hidden) { chomp.picks = []; return; }
   const seats = places(s);
   chomp.picks = chomp.picks.slice(0, seats.length);
