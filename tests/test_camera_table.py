@@ -150,6 +150,8 @@ def test_a_covered_card_is_asked_for_its_seat_only(
     status = session.daemon.status()
     entry = view.ensure_entry(status)
     assert entry is not None and entry.asked == ["cat"] and entry.next_seat() == "cat"
+    line = view.card_line(status)
+    assert "ann: plankton (camera)" in line and "▸cat: _" in line and "is reading" not in line
     assert view.key("k", status) and view.key("\n", status)
     decided(session, wait_for)
     [line] = cards_entries(session)

@@ -36,6 +36,8 @@ class CardHelp(Protocol):
 
     def prefilled(self, n: int) -> dict[str, Hand]: ...
 
+    def reading(self, n: int) -> bool: ...
+
     def complete(self, n: int, cards: dict[str, Hand], asked: list[str]) -> Cards: ...
 
 
@@ -158,6 +160,8 @@ class TableView:
             read = " (camera)" if player in entry.filled else ""
             seats.append(f"{marker}{player}: {shown or '_'}{read}")
         hint = "Enter to confirm" if entry.complete else "type each seat's card"
+        if self.camera is not None and self.camera.reading(status.round) and not entry.typed:
+            hint = "the camera is reading them; or type each seat's card"
         return "Cards  " + "  ".join(seats) + f"   ({hint}, Backspace undoes)"
 
 

@@ -247,6 +247,9 @@ class ChompCardHelp:
             s: tuple(CARD_NAMES[c] for c in names) for s, names in self.camera.prefilled(n).items()
         }
 
+    def reading(self, n: int) -> bool:
+        return self.camera.reading_round(n)
+
     def complete(self, n: int, cards: dict[str, Hand], asked: list[str]) -> Cards:
         source, frames_ns, typed = self.camera.complete(n, asked)
         return Cards(dict(cards), source, frames_ns, typed)
