@@ -279,9 +279,9 @@ def test_closing_the_table_leaves_no_camera_process(
         os.kill(pid, 0)
 
 
-def test_a_get_bit_round_read_by_the_camera_moves_the_robots(
-    tmp_path: Path, wait_for: WaitFor
-) -> None:
+def get_bit_table(tmp_path: Path) -> Any:
+    """A Get Bit! table of four robots whose camera sees the table clear, then ann red-3,
+    bob blue-2, cat green-5 and dan purple-1 turned over together."""
     from companion.games.getbit import Setup
     from companion.tables.getbit.config import GetBitConfig
     from companion.tables.getbit.session import open_getbit_table
@@ -291,16 +291,24 @@ def test_a_get_bit_round_read_by_the_camera_moves_the_robots(
     zones, centres = columns(robots)
     faces = {"ann": "red-3", "bob": "blue-2", "cat": "green-5", "dan": "purple-1"}
     shown = {robot: deck.markers_of(card)[0] for robot, card in faces.items()}
-    # The table clear first (the last round's cards taken back), then the four cards.
     cards = seats(shown, centres=centres)
     folder = write_frames(tmp_path / "frames", still([], count=15) + still(cards))
     camera = CameraConfig(str(folder), None, 1500, zones)
-    table = open_getbit_table(
+    return open_getbit_table(
         tmp_path / "game.json",
         Setup({r: r for r in robots}, robots),
         config=GetBitConfig((), camera=camera),
         pin_factory="mock",
     )
+
+
+ROUND_ONE = {"ann 3", "bob 2", "cat 5", "dan 1"}
+
+
+def test_a_get_bit_round_read_by_the_camera_moves_the_robots(
+    tmp_path: Path, wait_for: WaitFor
+) -> None:
+    table = get_bit_table(tmp_path)
     try:
         played: list[Any] = []
 
@@ -314,14 +322,37 @@ def test_a_get_bit_round_read_by_the_camera_moves_the_robots(
 
         assert wait_for(applied, timeout=60)
         assert table.session.state.rounds == 1
-        assert table.announced[0].startswith("Round 1:")
         said = set(table.announced[0].removeprefix("Round 1: ").split(" · "))
-        assert said == {"ann 3", "bob 2", "cat 5", "dan 1"}, table.announced
-        assert frame_path(tmp_path / "game.json", 1).is_file() or wait_for(
-            frame_path(tmp_path / "game.json", 1).is_file
-        )
+        assert said == ROUND_ONE, table.announced
+        assert wait_for(frame_path(tmp_path / "game.json", 1).is_file)
     finally:
         table.close()
+
+
+def test_get_bit_in_line_mode_plays_the_cameras_round_with_nothing_typed(
+    tmp_path: Path, wait_for: WaitFor
+) -> None:
+    import io
+    import threading
+
+    from companion.tables.getbit.screen import run_lines
+
+    table = get_bit_table(tmp_path)
+    read_end, write_end = os.pipe()
+    out = io.StringIO()
+    with open(read_end, encoding="utf-8") as stream, open(write_end, "w") as typing:
+        lines = threading.Thread(target=run_lines, args=(table, stream, out), daemon=True)
+        lines.start()
+        try:
+            assert wait_for(lambda: table.session.state.rounds == 1, timeout=60)
+        finally:
+            typing.write("quit\n")
+            typing.flush()
+            lines.join(10)
+            table.close()
+    assert not lines.is_alive()
+    [played] = [line for line in out.getvalue().splitlines() if line.startswith("Round 1:")]
+    assert set(played.removeprefix("Round 1: ").split(" · ")) == ROUND_ONE
 
 
 def test_the_phones_ask_only_the_seats_the_camera_did_not_read_and_show_its_frame(
