@@ -13,6 +13,7 @@ from contextlib import ExitStack, closing
 from pathlib import Path
 
 from companion.games.getbit import Setup
+from companion.tables.camera import set_frames_aside
 from companion.tables.getbit.camera import GetBitCamera
 from companion.tables.getbit.config import GetBitConfig
 from companion.tables.getbit.hardware import TableHardware
@@ -79,6 +80,8 @@ def open_getbit_table(
             messages += tags.describe(saved.setup)
         camera = None
         if config is not None and config.camera is not None:
+            if not resume:
+                set_frames_aside(saved.path)  # a new game: round 1 is not an old game's
             camera = GetBitCamera(config.camera, saved.path).start()
             stack.callback(camera.close)
             messages += camera.describe()
