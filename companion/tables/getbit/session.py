@@ -67,6 +67,10 @@ def open_getbit_table(
         sources = stack.enter_context(closing(_Readers()))
         for i, spec in enumerate(reader_specs):
             sources.readers.append(open_reader(spec, sys.stdin, index=i))
+        camera = None  # opened before the save: one that cannot be is one line, no new game
+        if config is not None and config.camera is not None:
+            camera = GetBitCamera(config.camera, save).start()
+            stack.callback(camera.close)
         saved, messages = SavedGame.open(save, setup, resume, new)
         stack.callback(saved.release)
         if config is not None and hardware is None:
@@ -78,12 +82,9 @@ def open_getbit_table(
             seats, colours = tag_options(saved.setup) if tag_options else (None, {})
             tags = sources.tags = TableTags(tagfile, sources.readers, saved, seats, colours)
             messages += tags.describe(saved.setup)
-        camera = None
-        if config is not None and config.camera is not None:
+        if camera is not None:
             if not resume:
                 set_frames_aside(saved.path)  # a new game: round 1 is not an old game's
-            camera = GetBitCamera(config.camera, saved.path).start()
-            stack.callback(camera.close)
             messages += camera.describe()
         table = GetBitTable(saved, secret, hardware, tags, camera)  # arms the first round
         table.messages = messages
