@@ -94,3 +94,38 @@ def test_a_recording_that_ends_is_one_line_and_the_worker_ends_by_itself(
     finally:
         worker.close()
     assert ended == [ended[0]]  # told once
+
+
+class Broken:
+    """A source whose library fails in a way nobody foresaw (not a CompanionError)."""
+
+    describe = "usb:9"
+    fps = 30.0
+
+    def read(self) -> None:
+        raise RuntimeError("the lens fell off")
+
+    def close(self) -> None:
+        pass
+
+
+def broken_opener(spec: str, size: tuple[int, int], fps: float) -> Broken:
+    return Broken()
+
+
+@pytest.mark.slow
+def test_a_failure_in_the_worker_is_one_line_and_its_traceback_goes_to_the_log(
+    wait_for: WaitFor, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    ended: list[str] = []
+    worker = CameraWorker("usb:9", lambda seen: None, ended.append, opener=broken_opener)
+    with caplog.at_level("ERROR", logger="companion.camera.worker"):
+        worker.start()
+        try:
+            assert wait_for(lambda: ended, timeout=30)
+            assert wait_for(lambda: not worker.alive, timeout=30)
+        finally:
+            worker.close()
+    assert ended == ["camera usb:9: RuntimeError: the lens fell off"]
+    assert "Traceback" in caplog.text and "the lens fell off" in caplog.text
+    assert "Traceback" not in capfd.readouterr().err  # nothing on the table's terminal

@@ -30,8 +30,10 @@ import functools
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
+import traceback
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -148,6 +150,7 @@ def _child(
 ) -> None:
     """The worker process: frames in, sightings out, until told to stop or the source
     ends (then the frames kept are served a little longer, and it ends by itself)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the table's: it closes us
     try:
         niceness = os.nice(NICE)
         said = f"camera worker (pid {os.getpid()}) reads {spec} at nice {niceness}"
@@ -158,6 +161,12 @@ def _child(
         _read_frames(conn, spec, markers, size, fps, keep_s, opener)
     except (EOFError, BrokenPipeError, KeyboardInterrupt):
         pass  # the table is gone or stopping: nothing to tell
+    except Exception as exc:  # noqa: BLE001 - a bug or a library's: to the table's log
+        try:  # (never printed here: a traceback on the terminal would tear its screen)
+            conn.send(("error", traceback.format_exc()))
+            conn.send(("end", f"camera {spec}: {type(exc).__name__}: {exc}"))
+        except OSError:
+            pass
     finally:
         conn.close()
 
@@ -220,7 +229,11 @@ def _read_frames(
         conn.send(("end", str(exc)))
         return
     try:
-        detector = Detector(markers)
+        try:
+            detector = Detector(markers)
+        except CompanionError as exc:  # no OpenCV with its ArUco module: one line
+            conn.send(("end", str(exc)))
+            return
         live = is_live(spec)
         period_ns = int(1e9 / (source.fps or fps)) if not live else 0
         next_ns = time.monotonic_ns()
@@ -362,6 +375,8 @@ class CameraWorker:
             self._answered.set()
         elif kind in ("hello", "log"):
             self.on_log(str(message[1]))
+        elif kind == "error":
+            log.error("camera worker failed:\n%s", message[1])
         elif kind == "end":
             self._end(str(message[1]))
 
