@@ -4,8 +4,9 @@ live source, so the whole loop runs with no camera at all.
 It plays rounds one after another (a random card per seat, flipped in at each round's
 reveal), or, when a table tells it the cards a reveal showed (:meth:`SimulatedTable.show`,
 ``companion demo --camera sim``), renders those flipping in from the next frame on.
-Paced, a frame is handed over when its time comes and stamped on the monotonic clock, as
-a camera's would be; unpaced (tests, benchmarks), frames come as fast as they are drawn
+Paced, a frame is handed over when its time comes, stamped with that time on the monotonic
+clock, and a frame the reader was too slow to take is dropped, as a camera's would be
+(the index skips it); unpaced (tests, benchmarks), frames come as fast as they are drawn
 on a clock of their own that starts at 0.
 """
 
@@ -84,6 +85,11 @@ class SimulatedTable:
     def read(self) -> Frame | None:
         if self._closed:
             return None
+        if self._paced:  # a frame not taken in time is dropped, as a camera drops it
+            behind = (time.monotonic_ns() - self._start_ns) * self._fps // 1_000_000_000
+            skipped = max(0, int(behind) - self._index)
+            self._index += skipped
+            self._local += skipped
         painter = self._painter
         if self._pending is not None or painter is None or self._local >= painter.plan.frames:
             painter = self._next_round()
@@ -94,7 +100,6 @@ class SimulatedTable:
             wait = stamp - time.monotonic_ns()
             if wait > 0:
                 time.sleep(wait / 1e9)
-            stamp = time.monotonic_ns()
         self.truth = truth
         frame = Frame(self._index, stamp, image)
         self._index += 1

@@ -36,7 +36,7 @@ def write_video(plan: Round, path: Path) -> list[FrameTruth]:
     """The whole round as a video (MPEG-4 part 2 in ``path``, at the round's frame rate);
     returns each frame's truth. The codec loses a little: the truth is the drawing's."""
     target = check_target(path)
-    writer = cv2.VideoWriter(target, cv2.VideoWriter_fourcc(*"mp4v"), plan.fps, plan.size)
+    writer = cv2.VideoWriter(target, cv2.VideoWriter.fourcc(*"mp4v"), plan.fps, plan.size)
     if not writer.isOpened():
         raise InputError("", "OpenCV cannot write this video here", target)
     painter = Painter(plan)

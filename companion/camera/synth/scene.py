@@ -187,7 +187,7 @@ class FrameTruth:
 
     index: int
     t_ns: int
-    visible: dict[int, str]  # marker -> the seat whose zone it lies in
+    visible: dict[int, str | None]  # marker -> the seat whose zone holds it (None: no one seat)
     corners: dict[int, tuple[Point, Point, Point, Point]]  # every marker face up in frame
     covered: frozenset[int] = frozenset()  # a hand over part of it
     moving: frozenset[int] = frozenset()  # mid flip or sliding
