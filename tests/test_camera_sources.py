@@ -23,6 +23,7 @@ from companion.camera.sources import (  # noqa: E402
     OpenCvCamera,
     open_camera,
     sensor_clock_offset,
+    sim_zones,
 )
 from companion.camera.synth import Look, Painter, random_round  # noqa: E402
 from companion.errors import CompanionError, HardwareError, InputError  # noqa: E402
@@ -199,21 +200,30 @@ def test_the_simulated_tables_frames_carry_the_markers_its_truth_names() -> None
     assert seen_any
 
 
-def test_the_simulated_table_shows_the_cards_a_table_tells_it() -> None:
+def test_the_simulated_table_shows_the_cards_a_table_tells_it_and_keeps_them() -> None:
+    """The demo's hook: the first show() seats the table as sim_zones() lays those seats
+    out; the cards told flip in and stay face up; None clears the table; a later show()
+    of fewer seats keeps the layout."""
     look = replace(Look.clean(), hands=0.0)
-    source = SimulatedTable(4, paced=False, seats=["ann", "bob", "cat"], look=look)
-    zones = source.zones()
-    assert [z.seat for z in zones] == ["ann", "bob", "cat"]
-    source.read()
-    source.show({"ann": [7], "bob": [12, 13]})
+    source = SimulatedTable(4, paced=False, look=look)
+    source.read()  # a random round of its own first
+    source.show({"cat": [7], "ann": [12, 13], "bob": [20]})
+    assert source.zones() == sim_zones(["bob", "cat", "ann"])
     seen: dict[int, str | None] = {}
     for _ in range(20):
         source.read()
         assert source.truth is not None
         seen.update(source.truth.visible)
-    assert seen == {7: "ann", 12: "bob", 13: "bob"}
-    with pytest.raises(ValueError, match="no seat 'zed'"):
-        source.show({"zed": [1]})
+    assert seen == {7: "cat", 12: "ann", 13: "ann", 20: "bob"}
+    source.show(None)
+    for _ in range(3):
+        source.read()
+    assert source.truth is not None and source.truth.corners == {}
+    source.show({"ann": [1]})
+    assert source.zones() == sim_zones(["ann", "bob", "cat"])
+    for _ in range(700):  # past the told round's frames: the card stays
+        source.read()
+    assert source.truth is not None and source.truth.visible == {1: "ann"}
 
 
 def test_the_paced_simulated_table_hands_frames_over_in_real_time() -> None:

@@ -2,8 +2,11 @@
 live source, so the whole loop runs with no camera at all.
 
 It plays rounds one after another (a random card per seat, flipped in at each round's
-reveal), or, when a table tells it the cards a reveal showed (:meth:`SimulatedTable.show`,
-``companion demo --camera sim``), renders those flipping in from the next frame on.
+reveal) until a table tells it what lies on the table (:meth:`SimulatedTable.show`,
+``companion demo --camera sim``, through the camera's worker process): from then on it
+draws only that, the cards told flipping in from the next frame on and staying face up
+until the next call (None: the cards taken back, an empty table). Its seats are then the
+ones the first call names, laid out as :func:`sim_zones` says for those names.
 Paced, a frame is handed over when its time comes, stamped with that time on the monotonic
 clock, and a frame the reader was too slow to take is dropped, as a camera's would be
 (the index skips it); unpaced (tests, benchmarks), frames come as fast as they are drawn
@@ -20,6 +23,13 @@ from companion.camera.synth import FrameTruth, Look, Painter, Round, random_roun
 from companion.camera.synth.scene import SEATS, seats_for
 
 ROUND_S = 2.5  # a round on the simulated table: the reveal early, hands, then the next
+TOLD_S = 20.0  # a round a table told: the cards stay face up (the last frame held after)
+
+
+def sim_zones(seats: Sequence[str]) -> list[Zone]:
+    """The zones (fractions of the frame) where the simulated table lays each seat's
+    cards, for 2 to 6 seats: the same layout whatever order the names come in."""
+    return [seat.zone() for seat in seats_for(sorted(seats))]
 
 
 class SimulatedTable:
@@ -48,6 +58,7 @@ class SimulatedTable:
         self._local = 0  # the frame of the current round
         self._first = 0  # the index of the current round's first frame
         self._pending: dict[str, tuple[int, ...]] | None = None
+        self._told = False  # a table said what lies on it: nothing random any more
         self._start_ns = time.monotonic_ns()
         self._closed = False
         self.truth: FrameTruth | None = None  # what the last frame showed
@@ -74,13 +85,18 @@ class SimulatedTable:
         """The seats' zones on this picture (what ``camera setup`` would find)."""
         return [seat.zone() for seat in seats_for(self._seats)]
 
-    def show(self, cards: Mapping[str, Sequence[int]]) -> None:
+    def show(self, cards: Mapping[str, Sequence[int]] | None) -> None:
         """From the next frame on, these markers flip in at these seats (a seat's two
-        cards side by side for a double chomp); the round revealed is at that frame."""
-        unknown = sorted(set(cards) - set(self._seats))
-        if unknown:
-            raise ValueError(f"no seat {unknown[0]!r} at the simulated table")
-        self._pending = {seat: tuple(markers) for seat, markers in cards.items()}
+        cards side by side for a double chomp) and stay; None or {}: an empty table.
+        The first call seats the table with the seats it names (:func:`sim_zones`); a
+        later call naming a seat not there seats everyone named so far."""
+        placed = {seat: tuple(markers) for seat, markers in (cards or {}).items()}
+        names = set(placed) if not self._told else set(self._seats) | set(placed)
+        if placed and names != set(self._seats):
+            self._seats = tuple(sorted(names))
+            seats_for(self._seats)  # 2 to 6
+        self._told = True
+        self._pending = placed
 
     def read(self) -> Frame | None:
         if self._closed:
@@ -91,9 +107,10 @@ class SimulatedTable:
             self._index += skipped
             self._local += skipped
         painter = self._painter
-        if self._pending is not None or painter is None or self._local >= painter.plan.frames:
+        ended = painter is not None and self._local >= painter.plan.frames
+        if self._pending is not None or painter is None or (ended and not self._told):
             painter = self._next_round()
-        image, truth = painter.frame(self._local)
+        image, truth = painter.frame(min(self._local, painter.plan.frames - 1))
         self._local += 1
         stamp = self._stamp(self._index)
         if self._paced:
@@ -120,7 +137,7 @@ class SimulatedTable:
             look=self._look,
             size=self._size,
             fps=self._fps,
-            seconds=ROUND_S,
+            seconds=TOLD_S if self._told else ROUND_S,
             shown=shown,
             reveal_s=(0.0, 0.0) if shown is not None else (0.3, 0.5),
         )

@@ -18,10 +18,11 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.camera.model import Frame, FrameSource
+from companion.camera.model import Frame, FrameSource, Zone
 from companion.data import check_path
 from companion.errors import HardwareError, InputError
 from companion.text import clean, shown
@@ -39,6 +40,14 @@ PICAMERA2_MISSING = (
 )
 MAX_FRAME_PIXELS = 3840 * 2160  # a recording larger than 4K is no table camera's
 MIN_FRAME_SIDE = 200
+
+
+def sim_zones(seats: Sequence[str]) -> list[Zone]:
+    """Where the simulated table (``sim``) lays each seat's cards: its zones, for a table
+    that tells it the cards (the demo). 2 to 6 seats, any order."""
+    from companion.camera.simulated import sim_zones as zones
+
+    return zones(seats)
 
 
 def open_camera(

@@ -208,7 +208,7 @@ def random_round(
     """A realistic round from ``seed``: 2-6 seats (or those given), each flipping one card
     of ``markers`` in at the reveal (0.3 s in), hands arriving 150-700 ms after the flips.
     ``shown`` gives each seat's markers instead (two for a double chomp: side by side in
-    its zone); a seat it leaves out shows nothing."""
+    its zone); a seat it leaves out shows nothing (none at all: an empty table)."""
     rng = random.Random(seed)
     look = look or Look()
     if seats is None or isinstance(seats, int):
@@ -229,12 +229,10 @@ def random_round(
             _parts(seat, len(shown.get(seat.name, ()))), shown.get(seat.name, ()), strict=True
         )
     )
-    if not cards:
-        raise ValueError("a round with no card shown")
     hands = tuple(
         _hand(rng, seat, rng.choice(cards), size, ppm)
         for seat in table
-        if rng.random() < look.hands
+        if rng.random() < look.hands and cards
     )
     return Round(
         seed=seed,
