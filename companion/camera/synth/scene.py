@@ -291,7 +291,7 @@ def _card(
         glare = Glare(
             (rng.uniform(5, 55), rng.uniform(10, 85)),
             (rng.uniform(6, 20), rng.uniform(4, 12)),
-            rng.uniform(60, 230),
+            40 + 190 * rng.random() ** 2,  # mostly a sheen, now and then a lamp's image
         )
     return CardShow(
         seat=seat.name,
