@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "foodchain": ("companion.commands.foodchain", "Food Chain: scores and the card catalog"),
     "chips": ("companion.commands.chips", "The Great Chips Escape: the table helper"),
     "tags": ("companion.commands.tags", "NFC tags or barcodes on the cards"),
+    "camera": ("companion.commands.camera", "a camera over the table reads the cards"),
     "history": ("companion.commands.history", "every game remembered: stats, plots, export"),
     "web": ("companion.commands.web", "serve the score helpers to the phones at the table"),
     "setup": ("companion.commands.setup", "find the table's wiring by pressing: write table.toml"),

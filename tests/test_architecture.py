@@ -1,7 +1,7 @@
 """The tree shows the architecture: imports point down the layers, modules stay small.
 
 The layers (docs/architecture.md), lowest first: the foundation (errors, data, files, figures),
-games/, signals, referee/, devices/ tags/ scan/ history/, tables/, commands/ and cli. Every
+games/, signals, referee/, devices/ tags/ scan/ camera/ history/, tables/, commands/ and cli. Every
 import counts, those inside functions included, because a lazy import is still a dependency.
 """
 
@@ -80,11 +80,13 @@ ALLOWED: dict[str, set[str]] = {
     "devices": FOUNDATION | {"signals"},
     "tags": FOUNDATION | {"games", "signals"},
     "scan": FOUNDATION | {"games"},
+    "camera": FOUNDATION | {"games", "signals"},
     "history": FOUNDATION | {"games", "signals", "referee"},
     "tables": FOUNDATION
-    | {"games", "signals", "referee", "devices", "tags", "scan", "history", "firmware_bridge"},
+    | {"games", "signals", "referee", "devices", "tags", "scan", "camera", "history"}
+    | {"firmware_bridge"},
     "commands": FOUNDATION
-    | {"games", "signals", "referee", "devices", "tags", "scan", "history", "tables"}
+    | {"games", "signals", "referee", "devices", "tags", "scan", "camera", "history", "tables"}
     | {"firmware_bridge", "package"},
     "cli": {"package", "errors", "commands"},
     "__main__": {"cli"},

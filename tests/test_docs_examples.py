@@ -390,6 +390,10 @@ NOT_RUN_HERE: dict[tuple[str, str], str] = {
     ("docs/reliability.md", "COMPANION_FUZZ=nightly .venv/bin/python -m pytest"): (
         "the night's long fuzz run, about 20 minutes (the suite runs the same tests short)"
     ),
+    ("docs/camera.md", "[ 1/50] show shark 1 of 4"): (
+        "the answers of `camera learn` with a camera at hand (tests/test_camera_learn.py "
+        "runs the same walk over rendered frames)"
+    ),
     ("docs/tags.md", "[ 1/50] scan a shark (1 of 4)"): (
         "the prompts of `tags learn` with a card reader at hand (tests/test_tags_learn.py)"
     ),

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import Opener
+from conftest import Opener, WaitFor
 
 from companion.cli import main
 from companion.devices.buttons import GpioPressSource
@@ -476,3 +476,33 @@ def test_the_demo_journals_the_keyboard_stamps_it_referees_with(tmp_path: Path) 
     finally:
         table.close()
         session.close()
+
+
+def test_a_rehearsal_on_mock_pins_gives_each_seat_a_key_that_presses_its_button(
+    table_config: ChompConfig, opener: Opener, wait_for: WaitFor
+) -> None:
+    """``companion referee --pin-factory mock`` at a terminal: before any button is wired,
+    a key per seat pushes that seat's pin down and lets it go, so the round is played
+    through the pins, the referee and the journal as on the table. None of the keys types a
+    card, reveals or quits."""
+    from companion.tables.chomp.app import REHEARSAL_KEYS, rehearsal_keys
+    from companion.tables.chomp.card_entry import KEYS, UNDO_KEYS
+
+    assert not set(REHEARSAL_KEYS) & (set(KEYS) | set(UNDO_KEYS) | {"r", "R", "q", "Q", " "})
+    clock = ManualClock(time.monotonic_ns())
+    session = opener(table_config, clock=clock)
+    keys, on_key = rehearsal_keys(session)
+    assert keys == {"a": "ann", "d": "bob", "f": "cat"}
+    session.daemon.put(RevealStamp(clock.now_ns(), "key"))
+    session.daemon.pump()
+    on_key("d")  # bob's key: his pin goes down now and up a hand's moment later
+    assert session.pin(27).state == 0
+    assert wait_for(lambda: session.pin(27).state == 1)
+    on_key("x")  # not a seat's key: nothing moves
+    session.daemon.put(Cards({"ann": (Card.SEAL,), "bob": (Card.SHARK,), "cat": (Card.SHRIMP,)}))
+    clock.set(time.monotonic_ns() + 100 * MS)
+    session.daemon.pump()
+    entries = read_journal(table_config.journal).entries
+    presses = [(e["player"], e["pressed"]) for e in entries if e["type"] == "edge"]
+    assert presses == [("bob", True), ("bob", False)]
+    assert entries[-1]["type"] == "verdict" and entries[-1]["verdict"]["winner"] == "bob"

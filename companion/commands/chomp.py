@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from companion.commands.camera import add_stickers
 from companion.errors import InputError
 from companion.files import dump_json, read_json, source_name
 from companion.games.chomp.formats import judge_request_from_dict, replay_from_dict
@@ -60,6 +61,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "a file with --round, else a folder that gets round-N.svg per round",
     )
     audit.set_defaults(handler=run_audit)
+
+    add_stickers(sub, "chomp", "CHOMP!")
 
 
 def _load(path: str, reader: Callable[[object], T]) -> T:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from companion.commands.camera import add_stickers
 from companion.commands.options import (
     add_history_options,
     add_web_option,
@@ -30,6 +31,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     replay.set_defaults(handler=run_replay)
 
     _register_play(sub)
+    add_stickers(sub, "getbit", "Get Bit!")
 
 
 def _register_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -22,7 +22,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="referee CHOMP! at the table: buttons on GPIO, LEDs, buzzer, journal",
         description="Referee a CHOMP! game with one button per player on the Pi's GPIO "
         "(hardware/WIRING.md). Type each round's cards when asked; every press, card and "
-        "verdict goes to the journal, so --resume continues after a crash or power cut.",
+        "verdict goes to the journal, so --resume continues after a crash or power cut. "
+        "On mock pins at a terminal, a key per seat presses its button (a rehearsal).",
     )
     referee.add_argument(
         "--config",

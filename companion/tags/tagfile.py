@@ -38,8 +38,8 @@ CHOMP = "chomp"
 GETBIT = "getbit"
 GAMES = (CHOMP, GETBIT)
 
-GETBIT_COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
-GETBIT_HIGHEST = max(getbit.HAND_SIZE.values())  # 7: the cards of a six-robot game
+GETBIT_COLOURS = getbit.COLOURS  # kept here too: the tag readers' and tables' name for it
+GETBIT_HIGHEST = getbit.HIGHEST_CARD  # 7: the cards of a six-robot game
 
 MIN_UID_BYTES, MAX_UID_BYTES = 4, 10  # ISO 14443 UIDs are 4, 7 or 10 bytes
 
@@ -47,7 +47,7 @@ HEX_DIGITS = frozenset("0123456789ABCDEF")
 
 
 def getbit_card(colour: str, number: int) -> str:
-    return f"{colour}-{number}"
+    return getbit.card_name(colour, number)
 
 
 def getbit_number(card: str) -> int:

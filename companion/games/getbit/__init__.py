@@ -49,6 +49,16 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 # G1: the cards in each robot's hand (1..N) by the number of robots in the game.
 HAND_SIZE: dict[int, int] = {4: 5, 5: 6, 6: 7}
 
+# The physical cards: each robot's colour and its hand numbered 1 up; six robots hold the
+# most cards, so the whole box is every colour with 1 to HIGHEST_CARD ("red-3").
+COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
+HIGHEST_CARD = max(HAND_SIZE.values())  # 7: the cards of a six-robot game
+
+
+def card_name(colour: str, number: int) -> str:
+    """A physical card's name, as tag files and deck files write it: ``red-3``."""
+    return f"{colour}-{number}"
+
 
 def robots_per_player(players: int) -> int:
     """G1/variants: two robots each for 2 and 3 players, one each for 4 to 6."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -80,6 +81,7 @@ def run_referee(options: RefereeOptions) -> int:
     before the pins and the journal are opened. A finished game goes to the history.
     """
     from companion.tables.chomp.config import load_config
+    from companion.tables.chomp.demo import keyboard_source
     from companion.tables.chomp.running import log_to, stop_on_failure
     from companion.tables.chomp.session import open_chomp_session
     from companion.tables.web import check_web
@@ -88,15 +90,22 @@ def run_referee(options: RefereeOptions) -> int:
     config = load_config(options.config)
     web = config.settings.listen(options.web)
     check_web(web)
+    factory = options.pin_factory or config.pin_factory
+    rehearsal = factory == "mock" and sys.stdin.isatty()
     with contextlib.ExitStack() as table:  # the log and the signal are the table's only
         table.callback(log_to(config.journal.with_suffix(".log")))
         session = open_chomp_session(
-            config, resume=options.resume, new=options.new, pin_factory=options.pin_factory
+            config,
+            resume=options.resume,
+            new=options.new,
+            pin_factory=options.pin_factory,
+            stamped_as=[keyboard_source()] if rehearsal else None,
         )
         session.daemon.want_realtime = True  # the referee owns its process:
         session.daemon.pause_gc = True  # no garbage collection inside a round
         table.callback(stop_on_failure(session.daemon))
-        _play_referee(session, web, options.new_code, config.settings.database(options.db))
+        db = config.settings.database(options.db)
+        _play_referee(session, web, options.new_code, db, rehearsal)
         if session.daemon.failure is not None:
             raise session.daemon.failure  # one line, exit 2: the journal is whole
         print(f"journal: {config.journal}", file=sys.stderr)
@@ -108,10 +117,41 @@ def run_referee(options: RefereeOptions) -> int:
         return 0
 
 
+REHEARSAL_KEYS = ("a", "d", "f", "g", "h", "j")  # none of them types a card, reveals or quits
+
+
+def rehearsal_keys(session: ChompSession) -> tuple[dict[str, str], Callable[[str], None]]:
+    """A rehearsal on mock pins (``--pin-factory mock`` at a terminal): a key per seat
+    pushes that seat's button pin down and lets it go, as a hand would, so a maker plays a
+    round before any button is wired. Returns the keys (key -> seat) and the key handler."""
+    from companion.tables.chomp.demo import PRESS_MS
+
+    seats = [p for p in session.config.players if p.button is not None]
+    keys = {key: p.name for key, p in zip(REHEARSAL_KEYS, seats, strict=False)}
+    pins = {p.name: p.button for p in seats if p.button is not None}
+
+    def on_key(key: str) -> None:
+        seat = keys.get(key)
+        if seat is None:
+            return
+        pin = session.pin(pins[seat])
+        pin.drive_low()
+        release = threading.Timer(PRESS_MS / 1000, pin.drive_high)
+        release.daemon = True
+        release.start()
+
+    return keys, on_key
+
+
 def _play_referee(
-    session: ChompSession, web: str | None, new_code: bool = False, db: str | None = None
+    session: ChompSession,
+    web: str | None,
+    new_code: bool = False,
+    db: str | None = None,
+    rehearsal: bool = False,
 ) -> None:
-    """The referee's screen (and page) over an open session, until the table stops."""
+    """The referee's screen (and page) over an open session, until the table stops.
+    ``rehearsal``: mock pins at a terminal, where keys press the seats' buttons."""
     from companion.tables.chomp.screen import TableView, serve, status_light
 
     config = session.config
@@ -132,10 +172,15 @@ def _play_referee(
             demand=tags.demand if tags is not None else None,
             status_led=status_light(session),
         )
+        on_key = None
+        if rehearsal:
+            view.slap_keys, on_key = rehearsal_keys(session)
+            who = ", ".join(f"{k} = {p}" for k, p in view.slap_keys.items())
+            lines.append(f"mock pins: slap keys {who} (stamped as the terminal delivers them)")
         for line in lines:
             print(line, file=sys.stderr)  # to the service log too
             view.notify(line)
-        serve(view, f"companion referee · {', '.join(config.names)}")
+        serve(view, f"companion referee · {', '.join(config.names)}", on_key=on_key)
     finally:
         if stop_web is not None:
             stop_web()
