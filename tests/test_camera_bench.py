@@ -11,6 +11,8 @@ import pytest
 
 pytest.importorskip("cv2")
 
+from conftest import RunCli  # noqa: E402
+
 from companion.camera.bench import (  # noqa: E402
     GOALS,
     RoundTally,
@@ -22,20 +24,21 @@ from companion.camera.bench import (  # noqa: E402
 )
 from companion.camera.synth import FrameTruth  # noqa: E402
 from companion.figures import PI4_CORE_RATIO, pi_estimate  # noqa: E402
-from conftest import RunCli  # noqa: E402
 
 MS = 1_000_000
 
 
-def _truth(index: int, visible: dict[int, str | None], covered: set[int] = set()) -> FrameTruth:
-    return FrameTruth(index, index * 33 * MS, visible, {}, frozenset(covered))
+def _truth(
+    index: int, visible: dict[int, str | None], covered: frozenset[int] = frozenset()
+) -> FrameTruth:
+    return FrameTruth(index, index * 33 * MS, visible, {}, covered)
 
 
 def test_a_card_counts_as_readable_after_two_frames_seen_before_any_hand() -> None:
     truths = [
         _truth(0, {1: "ann", 2: "bob", 3: "cat"}),  # before the reveal: not counted
         _truth(1, {1: "ann", 2: "bob"}),
-        _truth(2, {1: "ann"}, covered={2}),  # a hand over bob's card
+        _truth(2, {1: "ann"}, covered=frozenset({2})),  # a hand over bob's card
         _truth(3, {1: "ann", 2: "bob", 3: "cat"}),  # bob's seen again, after the hand
         _truth(4, {3: None}),  # cat's card between two zones
     ]

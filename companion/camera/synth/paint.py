@@ -21,6 +21,7 @@ import numpy as np
 from companion.camera.markers import marker_image
 from companion.camera.synth.scene import (
     CARD_MM,
+    MARKER_EDGE_MM,
     MARKER_MM,
     STICKER_AT_MM,
     STICKER_MM,
@@ -119,7 +120,7 @@ def card_geometry(ppm: float) -> tuple[tuple[int, int], int, tuple[int, int]]:
     """The card's size in pixels, the marker's side and its top-left in the card."""
     cw, ch = round(CARD_MM[0] * ppm), round(CARD_MM[1] * ppm)
     side = round(MARKER_MM * ppm)
-    border = (STICKER_MM - MARKER_MM) / 2
+    border = MARKER_EDGE_MM
     return (
         (cw, ch),
         side,
@@ -149,9 +150,15 @@ def card_face(card: CardShow, ppm: float) -> tuple[Image, float]:
         cv2.LINE_AA,
     )
     s0 = round(STICKER_AT_MM[0] * ppm), round(STICKER_AT_MM[1] * ppm)
-    s1 = round((STICKER_AT_MM[0] + STICKER_MM) * ppm), round((STICKER_AT_MM[1] + STICKER_MM) * ppm)
+    s1 = (
+        round((STICKER_AT_MM[0] + STICKER_MM[0]) * ppm),
+        round((STICKER_AT_MM[1] + STICKER_MM[1]) * ppm),
+    )
     cv2.rectangle(face, s0, (s1[0] - 1, s1[1] - 1), (245, 245, 245), -1)
     face[my : my + side, mx : mx + side] = _marker(card.marker, side)[..., None]
+    for line in (1, 2):  # the label's two lines of small print, under the marker
+        y = my + side + round(line * 2.6 * ppm)
+        cv2.line(face, (mx + 1, y), (mx + side * (3 + line) // 6, y), (110, 110, 110), 1)
     peak = 0.0
     if card.glare is not None:
         layer = glare_layer(card.glare, (cw, ch), ppm)

@@ -5,8 +5,9 @@ seat's zone, from when) is decided by geometry and time alone, and a test can st
 round (a card between two zones, two cards in one zone, a hand over one seat) by hand.
 
 Units: pixels of the frame (x right, y down) and nanoseconds from the round's first
-frame. The table is ``TABLE_MM`` wide across the frame; a card is 60 x 90 mm with its
-sticker (a 22 mm marker on a 26 mm white square) 3 mm in from the face's top-left corner.
+frame. The table is ``TABLE_MM`` wide across the frame; a card is 63 x 88 mm with its
+sticker (the sheet's 24 mm marker, its white edge and label) 3 mm in from the face's
+top-left corner.
 """
 
 from __future__ import annotations
@@ -16,13 +17,17 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from companion.camera import stickers
 from companion.camera.model import Point, Zone
 
 TABLE_MM = 1000.0  # the table's width across the frame
-CARD_MM = (60.0, 90.0)  # a CHOMP! card, face up, its top edge away from its player
-MARKER_MM = 22.0  # the printed marker, black border included
-STICKER_MM = 26.0  # the white square it is printed on
-STICKER_AT_MM = (3.0, 3.0)  # the sticker's top-left, from the face's top-left corner
+CARD_MM = (63.0, 88.0)  # a CHOMP! card, face up, its top edge away from its player
+# The sticker as the printed sheet makes it (camera/stickers.py): the marker with a white
+# edge and two label lines under it, stuck 3 mm in from the face's top-left corner.
+MARKER_MM = stickers.MARKER_MM
+MARKER_EDGE_MM = stickers.EDGE_MM
+STICKER_MM = stickers.STICKER_MM
+STICKER_AT_MM = (stickers.INSET_MM, stickers.INSET_MM)
 SEATS = ("ann", "bob", "cat", "dan", "eve", "fay")
 
 # Each seat's zone (fractions of the frame) and the edge its player sits at, per table
