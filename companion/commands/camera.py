@@ -1,4 +1,4 @@
-"""``companion camera learn``, and the sticker sheets of ``chomp stickers`` and
+"""``companion camera learn`` and ``camera setup``, and the sticker sheets of ``chomp stickers`` and
 ``getbit stickers`` (docs/camera.md).
 
 OpenCV, NumPy and Pillow stay unimported until a command that needs them runs, so
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="check only these cards' stickers, again (default: every sticker not checked)",
     )
     learn.set_defaults(handler=run_learn)
+    add_setup(sub)
 
 
 def add_stickers(
@@ -186,3 +188,60 @@ def run_learn(args: argparse.Namespace) -> int:
     finally:
         source.close()
     return 0
+
+
+# -- setup ---------------------------------------------------------------------------------
+
+
+def add_setup(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``camera setup``: each seat's zone on the picture, into the table config."""
+    setup = sub.add_parser(
+        "setup",
+        help="find each seat's zone from one card put down per seat: write [camera.zones]",
+        description="Asks the seat names (or --seats), tells each seat which card to put "
+        "down face up, reads frames until every seat's card is seen in two frames, prints "
+        "the zones and writes them into the table config's [camera.zones]. Only that "
+        "section changes; existing zones are replaced only with a yes.",
+    )
+    setup.add_argument(
+        "--config",
+        default="table.toml",
+        metavar="FILE",
+        help="the table's config, as `referee --config` reads it (table.toml)",
+    )
+    setup.add_argument(
+        "--camera",
+        default=None,
+        metavar="SPEC",
+        help="picamera2, /dev/videoN, usb:N, a video file, a folder of frames or sim "
+        "(default: the config's camera.source, else picamera2)",
+    )
+    setup.add_argument("--seats", default="", metavar="NAMES", help="e.g. ann,bob,cat")
+    setup.add_argument(
+        "--deck", default=None, metavar="FILE", help="the deck file (default: the printed sheet)"
+    )
+    setup.add_argument("--game", default="chomp", choices=GAMES, help="whose cards (chomp)")
+    setup.set_defaults(handler=run_setup)
+
+
+def run_setup(args: argparse.Namespace) -> int:
+    from companion.tables.setup.camera import CameraSetup, run_camera_setup
+    from companion.tables.setup.console import Console
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    def ask(prompt: str) -> str:
+        if sys.stdin.isatty():
+            return input(prompt)
+        print(prompt.rstrip(), flush=True)  # line mode: the prompt, then "> answer"
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        print(f"> {line.strip()}".rstrip(), flush=True)
+        return line.removesuffix("\n").removesuffix("\r")
+
+    seats = tuple(w for w in args.seats.replace(",", " ").split() if w)
+    options = CameraSetup(config=Path(args.config), seats=seats)
+    deck = None if args.deck is None else Path(args.deck)
+    return run_camera_setup(options, Console(ask, say), args.camera, deck, args.game)
