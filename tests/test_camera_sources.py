@@ -4,6 +4,7 @@ HardwareError, and the simulated table's frames carrying the markers it says."""
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -239,3 +240,13 @@ def test_the_paced_simulated_table_hands_frames_over_in_real_time() -> None:
         assert after.index > before.index
         assert after.t_ns - start == round(after.index * 1e9 / 30)
         assert after.t_ns <= time.monotonic_ns()
+
+
+def test_without_opencv_a_source_is_one_line_saying_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "cv2", None)  # import cv2 now raises ImportError
+    for spec in ("sim", "usb:0", "rounds.mp4"):
+        with pytest.raises(CompanionError, match=r"pip install -e '\.\[scan\]'") as caught:
+            open_camera(spec)
+        assert "\n" not in str(caught.value)

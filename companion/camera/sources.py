@@ -68,6 +68,9 @@ def open_camera(
         raise InputError(where, f"a frame rate from 1 to 240, not {fps}")
     if text == "picamera2" or text.startswith("picamera2:"):
         return Picamera2Source(_index(text, "picamera2:", where), size, fps)
+    from companion.camera.detect import require_opencv
+
+    require_opencv()  # every other source is OpenCV's: without it, one line saying how
     if re.fullmatch(r"usb:\d{1,3}", text):
         return OpenCvCamera(f"/dev/video{int(text[4:])}", size, fps, name=text)
     if re.fullmatch(r"/dev/video\d{1,3}", text):
