@@ -185,13 +185,13 @@ class Painter:
             palm = hand.palm_at(t)
             if palm is None:
                 continue
-            blur = 0.0
-            if self.plan.look.blur:
+            motion = (0.0, 0.0)
+            if self.plan.look.blur:  # where the palm goes during the exposure
                 later = hand.palm_at(t + EXPOSURE_NS) or palm
-                blur = math.hypot(later[0] - palm[0], later[1] - palm[1])
+                motion = (later[0] - palm[0], later[1] - palm[1])
             moved = replace(hand, enter=(hand.enter[0] + shift[0], hand.enter[1] + shift[1]))
             palm = (palm[0] + shift[0], palm[1] + shift[1])
-            alpha, origin = paint_hand(image, moved, palm, blur)
+            alpha, origin = paint_hand(image, moved, palm, motion)
             covered |= _under(alpha, origin, corners)
         return covered
 

@@ -304,7 +304,7 @@ def hand_shapes(hand: HandPass, palm: tuple[float, float]) -> tuple[list[Any], l
 
 
 def paint_hand(
-    frame: Image, hand: HandPass, palm: tuple[float, float], blur_px: float
+    frame: Image, hand: HandPass, palm: tuple[float, float], motion: tuple[float, float]
 ) -> tuple[Any, tuple[int, int]]:
     """The hand drawn with its shadow; returns its coverage (0..1 over a region) and the
     region's top-left, for the truth. Drawn at half size and blended in at full size: a
@@ -313,7 +313,7 @@ def paint_hand(
     skin, sleeve = hand_shapes(hand, palm)
     every = np.concatenate([*skin, *sleeve])
     fh, fw = frame.shape[:2]
-    pad = 30 + int(blur_px)
+    pad = 30 + int(abs(motion[0]) + abs(motion[1]))
     x0 = max(0, (int(every[:, 0].min()) - pad) & ~1)
     y0 = max(0, (int(every[:, 1].min()) - pad) & ~1)
     x1 = min(fw, int(every[:, 0].max()) + pad)
@@ -329,9 +329,9 @@ def paint_hand(
         cv2.fillPoly(mask, [_half(shape, origin)], (255,), cv2.LINE_AA, shift=2)
     for shape in sleeve:
         cv2.fillPoly(cloth, [_half(shape, origin)], (255,), cv2.LINE_AA, shift=2)
-    if blur_px >= 2:
-        k = int(blur_px / 2) | 1
-        mask, cloth = cv2.blur(mask, (k, k)), cv2.blur(cloth, (k, k))
+    kernel = line_kernel(motion[0] / 2, motion[1] / 2)  # smeared along its way, at half size
+    if kernel is not None:
+        mask, cloth = cv2.filter2D(mask, -1, kernel), cv2.filter2D(cloth, -1, kernel)
     alpha = mask.astype(np.float32) * (1 / 255)
     c = cloth.astype(np.float32)[..., None] * (1 / 255)
     rounded = cv2.GaussianBlur(alpha, (0, 0), hand.palm_px * 0.06)
