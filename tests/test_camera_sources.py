@@ -250,3 +250,14 @@ def test_without_opencv_a_source_is_one_line_saying_how_to_get_it(
         with pytest.raises(CompanionError, match=r"pip install -e '\.\[scan\]'") as caught:
             open_camera(spec)
         assert "\n" not in str(caught.value)
+
+
+def test_a_video_of_frames_too_small_for_a_table_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "thumb.mp4"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (160, 90))
+    for _ in range(3):
+        writer.write(np.zeros((90, 160, 3), np.uint8))
+    writer.release()
+    with pytest.raises(InputError) as caught:
+        open_camera(str(path))
+    assert "160 x 90" in str(caught.value) and str(path) in str(caught.value)

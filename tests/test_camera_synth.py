@@ -220,3 +220,17 @@ def test_a_round_written_as_frames_reads_back_through_the_folder_source(tmp_path
     assert [f.t_ns for f in frames] == [t.t_ns for t in truths]
     last = frames[-1].image
     assert np.array_equal(last, Painter(plan).frame(plan.frames - 1)[0])  # PNG is lossless
+
+
+@pytest.mark.parametrize("seed", [31, 32, 33])
+def test_in_realistic_frames_nothing_is_read_that_is_not_on_the_table(seed: int) -> None:
+    """Noise, shake, flicker, glare, hands, a phone or a cup, wood or cloth: the table's
+    detector may miss a marker (the bench counts how often), but never reads one that no
+    card shows."""
+    plan = random_round(seed)
+    painter = Painter(plan)
+    on_table = {card.marker for card in plan.cards}
+    for index in range(0, plan.frames, 3):
+        image, _ = painter.frame(index)
+        read = _detected(image)
+        assert read <= on_table, (index, read - on_table)
