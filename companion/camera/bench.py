@@ -199,8 +199,8 @@ def bench_camera(
     rounds: int = 500,
     seed: int = 1,
     led: LedTrials | None = None,
-    led_trials: int = 300,
-    blocks: int = 6,
+    led_trials: int = 1000,
+    blocks: int = 10,
 ) -> dict[str, Any]:
     """Read ``rounds`` rendered rounds and, when ``led`` is given (``led(trials, rng)``:
     the referee's decision -> LED latencies in us), measure it with the camera's reading
@@ -301,8 +301,12 @@ def led_beside_camera(led: LedTrials, trials: int, seed: int, blocks: int) -> di
     )
     child.start()
     try:
-        if not ready.wait(timeout=120):
-            raise RuntimeError("the camera's reading process did not start")
+        end = time.monotonic() + 120
+        while not ready.wait(timeout=0.2):
+            if not child.is_alive() or time.monotonic() > end:
+                raise RuntimeError(
+                    f"the camera's reading process did not start (exit code {child.exitcode})"
+                )
         for b in range(blocks):
             for camera_on in (True, False) if b % 2 == 0 else (False, True):
                 (reading.set if camera_on else reading.clear)()

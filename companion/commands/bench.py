@@ -185,8 +185,8 @@ def _camera(sub: Subparsers) -> None:
     camera.add_argument(
         "--latency-trials",
         type=counted(0, 100_000),
-        default=300,
-        help="verdicts timed for decision -> LED, half with the camera (300; 0: none)",
+        default=1000,
+        help="verdicts timed for decision -> LED, half with the camera (1000; 0: none)",
     )
     camera.add_argument("--seed", type=int, default=1, help=SEED_HELP)
     camera.add_argument("--json", action="store_true", help="one JSON object")
