@@ -261,3 +261,9 @@ def test_a_video_of_frames_too_small_for_a_table_is_one_line(tmp_path: Path) -> 
     with pytest.raises(InputError) as caught:
         open_camera(str(path))
     assert "160 x 90" in str(caught.value) and str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize("seats", [["ann"], [f"p{i}" for i in range(7)]])
+def test_the_simulated_table_seats_2_to_6_and_says_so_in_one_line(seats: list[str]) -> None:
+    with pytest.raises(InputError, match="seats 2 to 6"):
+        sim_zones(seats)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from companion.camera import stickers
 from companion.camera.model import Point, Zone
+from companion.errors import InputError
 
 TABLE_MM = 1000.0  # the table's width across the frame
 CARD_MM = (63.0, 88.0)  # a CHOMP! card, face up, its top edge away from its player
@@ -69,7 +70,7 @@ class Seat:
 def seats_for(names: Sequence[str]) -> tuple[Seat, ...]:
     """The table's seats for 2 to 6 players, in the order named."""
     if not 2 <= len(names) <= 6:
-        raise ValueError(f"a table of 2 to 6 seats, not {len(names)}")
+        raise InputError("seats", f"the simulated table seats 2 to 6, not {len(names)}")
     return tuple(
         Seat(name, *_SLOTS[slot]) for name, slot in zip(names, LAYOUTS[len(names)], strict=False)
     )
