@@ -387,6 +387,10 @@ NOT_RUN_HERE: dict[tuple[str, str], str] = {
         "the address and join code of a Pi on its network (tests/test_web_live.py checks "
         "what the server prints)"
     ),
+    ("docs/setup.md", "companion: setup is in progress on another phone"): (
+        "a second wizard refused while a first one runs in another process "
+        "(tests/test_setup_web.py checks the line against this page)"
+    ),
     ("docs/reliability.md", "COMPANION_FUZZ=nightly .venv/bin/python -m pytest"): (
         "the night's long fuzz run, about 20 minutes (the suite runs the same tests short)"
     ),

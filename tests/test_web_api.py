@@ -399,7 +399,7 @@ def test_every_asset_ships_in_the_package_and_nothing_comes_from_outside() -> No
 
     static = ROOT / "companion" / "tables" / "web" / "static"
     names = sorted(p.name for p in static.iterdir())
-    scripts = ["app.js", "chips.js", "chomp.js", "getbit.js", "history.js"]
+    scripts = ["app.js", "chips.js", "chomp.js", "getbit.js", "history.js", "setup.js"]
     assert names == sorted([*scripts, "index.html", "style.css", "chomp.css"])
     assert '"tables/web/static/*"' in (ROOT / "pyproject.toml").read_text()
     html = (static / "index.html").read_text()

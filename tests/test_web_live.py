@@ -147,6 +147,25 @@ def test_a_table_in_another_thread_publishes_to_the_pages() -> None:
     assert asyncio.run(scenario()) == [1, 2]
 
 
+def test_two_threads_publishing_at_once_never_leave_a_page_on_the_older_state() -> None:
+    """Two threads publish (a table's own, an action's): their snapshots may reach the
+    server's loop in the wrong order. The page's one-place queue keeps the newer (and the
+    hub's close), so the last state a page draws is the last one published."""
+    from companion.tables.web.hub import Snapshot, _offer
+
+    older, newer = Snapshot("setup", 5, {"n": 5}), Snapshot("setup", 6, {"n": 6})
+    queue: asyncio.Queue[Snapshot | None] = asyncio.Queue(maxsize=1)
+    _offer(queue, newer)
+    _offer(queue, older)  # the older arrives last: dropped
+    assert queue.get_nowait() is newer
+    _offer(queue, older)
+    _offer(queue, newer)  # in order: the newer replaces the older not yet read
+    assert queue.get_nowait() is newer
+    _offer(queue, None)
+    _offer(queue, newer)  # the hub closed: it stays closed
+    assert queue.get_nowait() is None
+
+
 def test_the_console_shows_the_address_and_the_join_code_as_text_and_qr(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from companion.commands.options import add_web_option
 from companion.devices.wiring import PIN_FACTORIES
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ def register(commands: Subparsers) -> None:
         "referee's own reader. An existing file is never overwritten without a yes. A button "
         "on NC, a floating input, a short, a pin an enabled interface or another seat holds: "
         "one line each. --bounce profiles the buttons (20 presses each) and recommends "
-        "settle_ms and lockout_ms.",
+        "settle_ms and lockout_ms. --web asks the same questions on a phone's page.",
     )
     setup.add_argument(
         "--out",
@@ -49,12 +50,26 @@ def register(commands: Subparsers) -> None:
         help="with --pin-factory mock: faults of the simulated table, e.g. "
         "nc:27,floating:4,short:22+23,bounce:3,worn:400",
     )
+    add_web_option(setup)
     setup.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion.tables.setup.app import SetupOptions, run_setup
+    from companion.tables.setup.app import SetupOptions, hold_the_pins, run_setup
     from companion.tables.setup.console import Console
+
+    options = SetupOptions(
+        out=Path(args.out),
+        pin_factory=args.pin_factory,
+        bounce_only=args.bounce,
+        simulate=args.simulate,
+    )
+    if args.web is not None:  # the questions on a phone: this process serves the page
+        from companion.tables.setup.web import serve_setup
+        from companion.tables.web import check_web
+
+        check_web(args.web)
+        return serve_setup(options, args.web, args.new_code)
 
     def say(line: str) -> None:
         print(line, flush=True)
@@ -71,10 +86,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"> {line.strip()}".rstrip(), flush=True)
         return line.removesuffix("\n").removesuffix("\r")
 
-    options = SetupOptions(
-        out=Path(args.out),
-        pin_factory=args.pin_factory,
-        bounce_only=args.bounce,
-        simulate=args.simulate,
-    )
-    return run_setup(options, Console(ask, say))
+    held = hold_the_pins()
+    try:
+        return run_setup(options, Console(ask, say))
+    finally:
+        held.release()

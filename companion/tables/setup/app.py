@@ -21,8 +21,8 @@ from companion.devices.probe import (
     SimulatedTable,
     read_reservations,
 )
-from companion.errors import InputError
-from companion.files import write_atomic
+from companion.errors import BusyError, InputError, WriteError
+from companion.files import LockedFile, holder_of, lock_exclusive, write_atomic
 from companion.tables.chomp.config import load_config
 from companion.tables.setup.bounce import PRESSES_ASKED
 from companion.tables.setup.console import Console, Hands, MockHands, RealHands
@@ -31,11 +31,14 @@ from companion.tables.setup.wizard import (
     Timing,
     Wizard,
     bounce_profile,
+    check_out,
     may_write,
     write_config,
 )
+from companion.tables.web import state_folder
 
 MOCK_TIMING = Timing(rest_s=0.05, press_timeout_s=1.0, quiet_s=0.05, tries=3)
+LOCK_NAME = "setup.lock"  # in the state folder: held while a wizard has the pins
 
 
 @dataclass(frozen=True)
@@ -132,10 +135,39 @@ def simulated_table(opened: OpenedFactory, spec: str) -> SimulatedTable:
     return table
 
 
-def run_setup(options: SetupOptions, console: Console, timing: Timing | None = None) -> int:
-    """Open the pins the options name and run the wizard (or the bounce profile alone)."""
+def check_options(options: SetupOptions) -> None:
+    """What can be refused before a pin is opened or a page served: one line each."""
     if options.simulate and options.pin_factory != "mock":
         raise InputError("--simulate", "only with --pin-factory mock (it drives mock pins)")
+    if options.bounce_only:
+        load_config(options.out)
+    else:
+        check_out(options.out)
+
+
+def hold_the_pins(lock: Path | None = None) -> LockedFile:
+    """Never two wizards on one set of pins: a running ``companion setup`` (at a terminal
+    or ``--web``) holds ``setup.lock`` in the state folder; a second is one line naming
+    the first. (On a Pi the GPIO library would refuse the pins too, but pin by pin.)"""
+    path = state_folder() / LOCK_NAME if lock is None else lock
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise WriteError(f"{path.parent}: cannot make the state folder ({exc.strerror})") from None
+    try:
+        return lock_exclusive(path, "set-up lock")
+    except BusyError:
+        raise BusyError(
+            f"setup is in progress on another phone/terminal ({holder_of(path)}): one "
+            "wizard per set of pins; finish or stop that one first (Ctrl-C there, or Done "
+            "on its page)"
+        ) from None
+
+
+def run_setup(options: SetupOptions, console: Console, timing: Timing | None = None) -> int:
+    """Open the pins the options name and run the wizard (or the bounce profile alone).
+    The caller holds the pins (:func:`hold_the_pins`)."""
+    check_options(options)
     opened = open_factory(options.pin_factory)
     try:
         hands: Hands = RealHands()
@@ -156,4 +188,11 @@ def run_setup(options: SetupOptions, console: Console, timing: Timing | None = N
         opened.close()
 
 
-__all__ = ["Reservations", "SetupOptions", "run_setup", "setup_table"]
+__all__ = [
+    "Reservations",
+    "SetupOptions",
+    "check_options",
+    "hold_the_pins",
+    "run_setup",
+    "setup_table",
+]

@@ -8,13 +8,42 @@ table, and Enter at a prompt presses its next button.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from companion import text as gate
 from companion.devices.probe import SimulatedTable
 from companion.errors import InputError
+
+MOCK = "[mock pins] "  # the simulated table's lines and prompts begin so
+ENTER_PRESSES = "Enter (or any word) presses"
+YES_NO = re.compile(r"(?P<text>.*?) \[(?P<default>Y/n|y/N)\]\s*", re.S)
+
+
+def yes_prompt(question: str, default: bool) -> str:
+    """A yes/no question as the terminal shows it (``[Y/n]``: Enter is yes)."""
+    return f"{question} [{'Y/n' if default else 'y/N'}] "
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a prompt asks for, read from the prompts this module makes: a page shows a
+    yes/no question as two buttons and the simulated table's Enter as one, not a text box."""
+
+    kind: Literal["text", "yes", "press"]
+    text: str
+    default: bool | None = None  # a yes/no question's answer on Enter
+
+    @classmethod
+    def of(cls, prompt: str) -> Question:
+        yes = YES_NO.fullmatch(prompt)
+        if yes:
+            return cls("yes", yes["text"].strip(), yes["default"] == "Y/n")
+        if prompt.startswith(MOCK):  # the page's button is the terminal's Enter
+            return cls("press", prompt.replace(ENTER_PRESSES, "the button below presses").strip())
+        return cls("text", prompt.strip())
 
 
 @dataclass
@@ -40,7 +69,7 @@ class Console:
     def yes(self, prompt: str, default: bool) -> bool:
         """A yes/no question; Enter takes ``default``."""
         while True:
-            answer = self.ask(f"{prompt} [{'Y/n' if default else 'y/N'}] ").lower()
+            answer = self.ask(yes_prompt(prompt, default)).lower()
             if not answer:
                 return default
             if answer in ("y", "yes", "n", "no"):
@@ -102,7 +131,7 @@ class MockHands:
     def press(self, what: str, pin: int | None, times: int) -> None:
         target = f"GPIO{pin}" if pin is not None else "the next button of the simulated table"
         count = f" {times} times" if times > 1 else ""
-        self.console.ask(f"[mock pins] {what}: Enter (or any word) presses {target}{count} ")
+        self.console.ask(f"{MOCK}{what}: {ENTER_PRESSES} {target}{count} ")
         if pin is None:
             self.table.press_next(reveal="reveal" in what)
             return
@@ -111,6 +140,5 @@ class MockHands:
 
     def show(self, pin: int) -> None:
         self.console.say(
-            f"[mock pins] GPIO{pin} is high: on the simulated table that lights "
-            f"{self.table.lit(pin)}"
+            f"{MOCK}GPIO{pin} is high: on the simulated table that lights {self.table.lit(pin)}"
         )

@@ -363,13 +363,19 @@ def may_write(console: Console, path: Path) -> bool:
     A path that cannot be a config (a folder, a device, a link, a missing folder) is one
     InputError here, before the maker has pressed a single button.
     """
-    check_target(path)
-    if not path.resolve().parent.is_dir():
-        raise InputError("--out", f"{path}: no folder {path.resolve().parent} to write it in")
+    check_out(path)
     if path.exists() and not console.yes(f"{path} exists: overwrite it once set up?", False):
         console.say(f"{path} left as it was; nothing written (--out names another file)")
         return False
     return True
+
+
+def check_out(path: Path) -> None:
+    """A path a config can be written at, or one InputError (checked again at the start of
+    the wizard; ``--web`` checks it before it serves a page)."""
+    check_target(path)
+    if not path.resolve().parent.is_dir():
+        raise InputError("--out", f"{path}: no folder {path.resolve().parent} to write it in")
 
 
 def write_config(console: Console, path: Path, text: str) -> ChompConfig:

@@ -92,6 +92,14 @@ class _Entry:
         seats = getattr(self.table, "seats", None)
         return None if seats is None else list(seats())
 
+    def taken(self, seat: str, then: str = "") -> str:
+        """Why a page may not act for ``seat``, another page holding it: the table's own
+        words (``seat_taken``, e.g. the set-up's "in progress on another phone") or ours."""
+        words = getattr(self.table, "seat_taken", None)
+        if isinstance(words, str):
+            return words
+        return f"{seat} is claimed by another page" + (f": {then}" if then else "")
+
     def claimed(self) -> tuple[str, ...] | None:
         return None if self.seats() is None else tuple(sorted(self.claims))
 
@@ -163,7 +171,7 @@ class Hub:
         if holder is None:
             raise SeatRefused(seat, f"{seat} is not claimed: claim it on this page first")
         if page is None or not hmac.compare_digest(holder.encode(), page.encode()):
-            raise SeatRefused(seat, f"{seat} is claimed by another page: only it acts for {seat}")
+            raise SeatRefused(seat, entry.taken(seat, f"only it acts for {seat}"))
 
     def claim(self, name: str, seat: object, page: str) -> Snapshot:
         """``page`` claims ``seat`` of table ``name`` (None: gives its seat back). A page
@@ -177,7 +185,7 @@ class Hub:
         with self._lock:
             holder = None if seat is None else entry.claims.get(seat)
             if holder is not None and holder != page:
-                raise SeatRefused(seat or "", f"{seat} is claimed by another page")
+                raise SeatRefused(seat or "", entry.taken(seat or ""))
             for held in [s for s, p in entry.claims.items() if p == page]:
                 del entry.claims[held]
             if seat is not None:
@@ -240,9 +248,13 @@ class Hub:
 
 def _offer(queue: asyncio.Queue[Snapshot | None], snap: Snapshot | None) -> None:
     """Put the newest snapshot in a one-place queue, dropping an older one not yet read
-    (None: the hub closed)."""
+    (None: the hub closed, and stays so). Two threads that publish at once (a table's own
+    thread, an action's) may offer their snapshots in the wrong order: the newer is kept,
+    never replaced by the older, or a page would show a stale state until the next change."""
     if queue.full():
-        queue.get_nowait()
+        held = queue.get_nowait()
+        if held is None or (snap is not None and held.version > snap.version):
+            snap = held
     queue.put_nowait(snap)
 
 

@@ -324,10 +324,10 @@ def start(
     return Running(server, thread, host, sock.getsockname()[1])
 
 
-def announce(url: str, code: str, out: TextIO = sys.stdout) -> None:
+def announce(url: str, code: str, out: TextIO = sys.stdout, title: str = "companion web") -> None:
     """The address and join code for the phones: text, a QR code, and the log."""
     joined = f"{url}?code={code}"
-    print(f"companion web: open {url} on a phone (watch), join code {code} (change)", file=out)
+    print(f"{title}: open {url} on a phone (watch), join code {code} (change)", file=out)
     print(f"Scan to join: {joined}", file=out, flush=True)
     segno.make(joined, error="m").terminal(out=out, compact=True, border=2)
     out.flush()
@@ -352,6 +352,7 @@ def serve_tables(
     code_file: Path | None = None,
     renew: bool = False,
     warn: Callable[[str], None] | None = None,
+    title: str = "companion web",
 ) -> tuple[Site, Running]:
     """``--web`` on a live table: the pages and ``tables`` served beside it, in this process.
 
@@ -371,7 +372,7 @@ def serve_tables(
         serve = getattr(table, "serve", None)
         if serve is not None:
             serve(site.hub.publish)
-    announce(running.url, site.code, said)  # the log, under systemd
+    announce(running.url, site.code, said, title)  # the log, under systemd
     return site, running
 
 

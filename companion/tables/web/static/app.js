@@ -654,8 +654,20 @@ async function newJoinCode() {
   if (answer) showMe(answer.can_change ? { ...answer, instance: ui.instance } : answer);
 }
 
+// The script of a table few servers have (the set-up wizard's, companion setup --web):
+// loaded only where it is served, so every other page opens no connection for it.
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = el("script", { src });
+    script.onload = resolve;
+    script.onerror = reject;
+    document.body.append(script);
+  });
+}
+
 async function start() {
   const me = await (await fetch("/api/me")).json();
+  if (me.tables.includes("setup")) await loadScript("/static/setup.js");
   ui.seats = me.seats || {};
   showMe(me);
   $("show-join").addEventListener("click", () => {
