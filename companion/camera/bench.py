@@ -398,7 +398,7 @@ def bench_lines(report: dict[str, Any]) -> list[str]:
         on, off = led["with_camera"], led["without_camera"]
         lines.append(
             f"decision_to_led_us p99: {on['p99']} with the camera reading, {off['p99']} "
-            f"without (change {led['p99_change']}, goal within 0.10) "
+            f"without (change {led['p99_change']}, goal at most +0.10) "
             f"{ok[p['decision_to_led_us_p99_change']]}; p50 {on['p50']} / {off['p50']}"
         )
     return lines
