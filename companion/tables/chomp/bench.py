@@ -119,9 +119,9 @@ def decision_to_led(trials: int, rng: random.Random) -> tuple[list[float], list[
     decision -> voice start in ms (for benches that measure in alternating blocks)."""
     latencies: list[float] = []
     voice_ms: list[float] = []
-    folder = Path(tempfile.mkdtemp(prefix="companion-bench-"))
-    while len(latencies) < trials:
-        latencies.extend(_latency_game(trials - len(latencies), rng, folder, voice_ms))
+    with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp:  # the games' journals
+        while len(latencies) < trials:
+            latencies.extend(_latency_game(trials - len(latencies), rng, Path(tmp), voice_ms))
     return latencies, voice_ms
 
 
