@@ -80,7 +80,7 @@ ALLOWED: dict[str, set[str]] = {
     "devices": FOUNDATION | {"signals"},
     "tags": FOUNDATION | {"games", "signals"},
     "scan": FOUNDATION | {"games"},
-    "camera": FOUNDATION | {"games", "signals"},
+    "camera": FOUNDATION | {"games", "signals", "scan"},  # frames from files: the photo gate
     "history": FOUNDATION | {"games", "signals", "referee"},
     "tables": FOUNDATION
     | {"games", "signals", "referee", "devices", "tags", "scan", "camera", "history"}
