@@ -240,7 +240,7 @@ class FolderSource:
         return self._fps
 
     def read(self) -> Frame | None:
-        from companion.scan.gate import open_photo
+        from companion.photo_gate import open_photo
 
         if self._index >= len(self._paths):
             return None
