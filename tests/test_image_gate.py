@@ -1,4 +1,4 @@
-"""The image gate (companion/scan/gate.py, docs/scan.md "The image gate"): every photo's
+"""The image gate (companion/photo_gate.py, docs/scan.md "The image gate"): every photo's
 format and size are read from its header before anything decodes it, so a header that
 claims gigapixels is one line, never gigabytes; and the gate's ``decode`` is the only
 door from outside bytes to OpenCV's decoder (``dino scan``, one photo or several, and
@@ -19,8 +19,8 @@ from conftest import RunCli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion import photo_gate as gate
 from companion.errors import InputError
-from companion.scan import gate
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -362,7 +362,7 @@ def test_the_gate_is_the_only_door_to_the_decoder() -> None:
         for path in (ROOT / "companion").rglob("*.py")
         if "synth" not in path.parts and calls.search(path.read_text())
     ]
-    assert found == ["companion/scan/gate.py"]
+    assert found == ["companion/photo_gate.py"]
 
 
 # --------------------------------------------------------------------------------------
@@ -459,7 +459,7 @@ def test_a_web_upload_bomb_is_a_400_of_one_line_and_the_land_read_is_kept(
 MEASURE = """
 import sys
 from companion.commands.dino import read_catalog
-from companion.scan.gate import open_photo
+from companion.photo_gate import open_photo
 from companion.scan.reader import read_photo
 image = open_photo(sys.argv[1])
 reading = read_photo(image, read_catalog(sys.argv[2]))

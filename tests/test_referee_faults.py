@@ -332,7 +332,7 @@ def test_the_referee_command_owns_its_process_and_opts_in(
 
     asked: list[tuple[bool, bool]] = []
 
-    def serve(view: screen.TableView, title: str) -> None:  # the table, closed at once
+    def serve(view: screen.TableView, title: str, on_key: object = None) -> None:  # closed at once
         asked.append((view.daemon.pause_gc, view.daemon.want_realtime))
 
     monkeypatch.setattr(screen, "serve", serve)

@@ -64,6 +64,10 @@ def browser() -> Iterator[Browser]:
         path = CHROMIUM if Path(CHROMIUM).is_file() else shutil.which("chromium")
         launched = playwright.chromium.launch(executable_path=path, args=ARGS)
         yield launched
+        # A page a test left open belongs to this Playwright: closed after it stops, by the
+        # next module's test, it raised "Event loop is closed".
+        while OPEN:
+            OPEN.pop().close()
         launched.close()
 
 

@@ -33,6 +33,7 @@ def register(commands: Subparsers) -> None:
     from companion.commands.dino import register_bench_dino  # the Chomp scorer's bench
 
     register_bench_dino(sub)
+    _camera(sub)
 
 
 def _referee(sub: Subparsers) -> None:
@@ -161,6 +162,53 @@ def _loopback(sub: Subparsers) -> None:
     loopback.add_argument("--seed", type=int, default=1, help=SEED_HELP)
     loopback.add_argument("--json", action="store_true", help="one JSON object")
     loopback.set_defaults(handler=run_bench_loopback)
+
+
+def _camera(sub: Subparsers) -> None:
+    camera = sub.add_parser(
+        "camera",
+        help="read rendered rounds from the camera over the table: cards right, speed, the LED",
+        description="Renders its own 1280 x 720, 30 frames/s video of CHOMP! rounds (2-6 "
+        "seats, cards flipping in with motion blur, hands 150-700 ms after, sleeve glare, "
+        "50 Hz flicker, a phone or a cup, wood or cloth, camera shake, noise), reads each "
+        "round from its reveal as the table does, and prints wrong_cards, cards_read, "
+        "rounds_without_typing, reveal_to_cards_ms, frames_per_s on one core (and a Pi "
+        "estimate), and decision_to_led_us with the camera's reading process running and "
+        "without, each beside its goal (docs/camera.md).",
+    )
+    camera.add_argument(
+        "--rounds",
+        type=counted(1, 100_000),
+        default=500,
+        help="rounds to read, one reveal each, 1 to 100000 (500)",
+    )
+    camera.add_argument(
+        "--latency-trials",
+        type=counted(0, 100_000),
+        default=1000,
+        help="verdicts timed for decision -> LED, half with the camera (1000; 0: none)",
+    )
+    camera.add_argument("--seed", type=int, default=1, help=SEED_HELP)
+    camera.add_argument("--json", action="store_true", help="one JSON object")
+    camera.set_defaults(handler=run_bench_camera)
+
+
+def run_bench_camera(args: argparse.Namespace) -> int:
+    from companion.scan import require_scan
+
+    require_scan()  # OpenCV with ArUco and NumPy: the scan extra
+    import random
+
+    from companion.camera.bench import bench_camera, bench_lines
+    from companion.tables.chomp.bench import decision_to_led
+
+    def led(trials: int, rng: random.Random) -> list[float]:
+        return decision_to_led(trials, rng)[0]
+
+    trials = args.latency_trials
+    report = bench_camera(args.rounds, args.seed, led if trials else None, max(trials, 4))
+    print(dump_json(report) if args.json else "\n".join(bench_lines(report)))
+    return 0
 
 
 def run_bench_loopback(args: argparse.Namespace) -> int:

@@ -444,7 +444,7 @@ def run_scan(args: argparse.Namespace) -> int:
     patch = read_patch(args.patch)
     if len(args.photo) > 1:
         return _run_merged_scan(args, catalog, patch)
-    from companion.scan.gate import open_photo
+    from companion.photo_gate import open_photo
     from companion.scan.grid import ReadOptions
     from companion.scan.reader import read_photo
     from companion.scan.report import scan_dict, scan_lines
@@ -468,7 +468,7 @@ def run_scan(args: argparse.Namespace) -> int:
 def _run_merged_scan(args: argparse.Namespace, catalog: Catalog, patch: Patch) -> int:
     """Several photos of one land: each read, registered and merged cell by cell
     (:mod:`companion.scan.merge`); one annotated image per photo."""
-    from companion.scan.gate import open_photo
+    from companion.photo_gate import open_photo
     from companion.scan.grid import ReadOptions
     from companion.scan.land import build
     from companion.scan.merge import merge

@@ -110,12 +110,19 @@ def verdict_latency(trials: int, rng: random.Random) -> tuple[dict[str, float], 
     voice's thread hands the phrase's file to the sink (where ``aplay`` would be started).
     A game that runs low on cards is replaced by a new one.
     """
+    latencies, voice_ms = decision_to_led(trials, rng)
+    return percentiles(latencies), percentiles(voice_ms)
+
+
+def decision_to_led(trials: int, rng: random.Random) -> tuple[list[float], list[float]]:
+    """:func:`verdict_latency`'s measurements one by one: decision -> LED in us and
+    decision -> voice start in ms (for benches that measure in alternating blocks)."""
     latencies: list[float] = []
     voice_ms: list[float] = []
-    folder = Path(tempfile.mkdtemp(prefix="companion-bench-"))
-    while len(latencies) < trials:
-        latencies.extend(_latency_game(trials - len(latencies), rng, folder, voice_ms))
-    return percentiles(latencies), percentiles(voice_ms)
+    with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp:  # the games' journals
+        while len(latencies) < trials:
+            latencies.extend(_latency_game(trials - len(latencies), rng, Path(tmp), voice_ms))
+    return latencies, voice_ms
 
 
 def _null_voice(players: list[str]) -> tuple[VoiceOutput, NullSink]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.errors import InputError
 from companion.games.dino import Cell
-from companion.scan.gate import decode
+from companion.photo_gate import decode
 from companion.tables.web.land import MAX_SIDE, score_dict
 
 if TYPE_CHECKING:
