@@ -133,6 +133,8 @@ class SimulatedTable:
         self._chained = daemon.on_step  # the camera's (it arms at each reveal) goes first
         daemon.on_step = self._on_step
         session.new_game_hooks.append(self.new_game)
+        if session.camera is not None:
+            session.camera.watchers.append(self._camera_said)
 
     def new_game(self) -> None:
         """The table started a new game (a phone asked): the deck is dealt again for it,
@@ -209,6 +211,24 @@ class SimulatedTable:
             if camera is not None:
                 camera.show(None)  # the cards taken back: the table clear
             self._settle(step.result)
+
+    def _camera_said(self, line: str | None) -> None:
+        """The simulated camera could not read every seat (a hand over a card, a card it
+        lost): the demo's players give the cards it asks for, from the deck, as people at
+        a table type theirs; the journal's ``asked`` names those seats."""
+        camera, help_ = self.session.camera, self.session.card_help
+        if line is None or camera is None or help_ is None or not self.cards:
+            return
+        with self.session.daemon.lock:
+            referee = self.session.daemon.referee
+            n = referee.round.number if referee.round is not None else 0
+            waiting = referee.waiting_for_cards()
+        if not waiting or camera.reading_round(n):
+            return  # read in full, or still reading: nothing to say yet
+        read = help_.prefilled(n)
+        missing = [seat for seat in self.cards if seat not in read]
+        if missing:
+            self.session.daemon.put(help_.complete(n, dict(self.cards), missing))
 
     def _settle(self, result: RoundResult) -> None:
         self.table.settle(self.cards, result)
