@@ -154,6 +154,7 @@ function claimSeat(table, seat) {
     if (snap) {
       if (seat) ui.seats[table] = seat; else delete ui.seats[table];
       draw(snap);
+      redraw(table); // a newer state the stream drew before the seat was known: again, as the seat's
     }
     return snap;
   });
@@ -212,6 +213,7 @@ document.addEventListener("visibilitychange", () => {
 // A new server instance (a restart) or a new game: the versions start again, the page
 // asks what it may do (its code, its seats) and claims its seats again.
 const versions = {};
+const latest = {}; // each table's newest snapshot drawn
 function draw(snap) {
   if (snap.instance && ui.instance && snap.instance !== ui.instance) {
     ui.instance = snap.instance;
@@ -224,11 +226,18 @@ function draw(snap) {
   }
   if ((versions[snap.table] || 0) > snap.version) return;
   versions[snap.table] = snap.version;
+  latest[snap.table] = snap;
   ui.claimed[snap.table] = snap.claimed || [];
   if (snap.table === "land") drawLandTab(snap.state);
   if (snap.table === "photo") drawPhotoTab(snap.state);
   const live = (window.LIVE || {})[snap.table];
   if (live) live.draw(snap.state);
+}
+
+// The newest state of a table drawn again (after this page's seat changed).
+function redraw(table) {
+  const live = (window.LIVE || {})[table];
+  if (live && latest[table]) live.draw(latest[table].state);
 }
 
 // ---- drawing a land -----------------------------------------------------------------
