@@ -369,7 +369,11 @@ def test_the_phones_ask_only_the_seats_the_camera_did_not_read_and_show_its_fram
     session, messages = open_table(config, sessions, wait_for)
     web = ChompWebTable(session)
     web.follow(lambda: None)  # hears of every step, as when the page is served
+    body, kind = web.file("preview.jpg")  # the setup's view, between rounds
+    assert kind == "image/jpeg" and body[:2] == b"\xff\xd8"
     reveal_now(session.daemon)
+    with pytest.raises(InputError, match="between rounds"):
+        web.file("preview.jpg")
     assert wait_for(lambda: web.state()["camera"]["read"])
     state = web.state()
     assert state["camera"]["read"] == {"ann": ["plankton"], "bob": ["seal"]}
