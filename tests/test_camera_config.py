@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from camera_frames import zones_config
+from conftest import RunCli
 
 from companion.errors import InputError
 from companion.tables.camera import camera_from
@@ -34,3 +35,12 @@ def test_a_seat_without_a_zone_is_a_warning_at_start() -> None:
     config, warnings = camera_from({"camera": {"source": "sim"}}, ["ann", "bob"])
     assert config.zones == () and len(warnings) == 1
     assert "ann, bob" in warnings[0] and "camera setup" in warnings[0]
+
+
+def test_the_demo_takes_the_simulated_camera_only_and_not_with_autoplay(run_cli: RunCli) -> None:
+    for args, said in (
+        (("--camera", "usb:0"), "--camera: 'usb:0': the demo's table is simulated"),
+        (("--camera", "sim", "--autoplay"), "--camera: the camera reads frames as they come"),
+    ):
+        status, out, err = run_cli("demo", *args)
+        assert status == 2 and out == "" and said in err and err.count("\n") == 1
