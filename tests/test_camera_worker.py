@@ -57,7 +57,10 @@ def test_the_worker_reads_at_lower_priority_and_says_so(tmp_path: Path, wait_for
     ended: list[str] = []
     worker = CameraWorker(str(folder), seen.append, ended.append, on_log=said.append).start()
     try:
-        assert wait_for(lambda: len(seen) >= 3, timeout=30)
+        assert wait_for(lambda: worker.frames >= 31, timeout=30)  # read, counted, not sent
+        assert seen == []  # between rounds nothing crosses the pipe but the count
+        worker.listen(0)  # a round: the frames kept, then each as it comes
+        assert wait_for(lambda: len(seen) >= 40, timeout=30)
         pid = worker.pid
         assert pid is not None and pid != os.getpid()
         ours = os.getpriority(os.PRIO_PROCESS, 0)
@@ -68,6 +71,7 @@ def test_the_worker_reads_at_lower_priority_and_says_so(tmp_path: Path, wait_for
         assert all(
             later.t_ns > earlier.t_ns for earlier, later in zip(seen, seen[1:], strict=False)
         )
+        assert len({s.index for s in seen}) == len(seen)  # the kept ones, then new ones, once
         # The evidence: a kept frame as a JPEG with its markers outlined; an old one is gone.
         replies: list[bytes | None] = []
         worker.evidence(seen[-1].index, replies.append)

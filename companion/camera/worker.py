@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 NICE = 10  # the worker's niceness above the table's: the referee's loop goes first
 KEEP_S = 2.0  # seconds of frames kept for the evidence
+COUNT_EVERY = 30  # between rounds the child says how many frames it read, once a second
 LINGER_S = 2.0  # after the source ends, the frames kept are still served this long
 OPEN_WAIT_S = 30.0  # the child's start (Python, OpenCV) and the camera's own, on a Pi
 LIVE_NAMES = ("picamera2", "sim")
@@ -177,6 +178,8 @@ class _Ring:
     def __init__(self, keep_s: float) -> None:
         self.keep_ns = int(keep_s * 1e9)
         self.frames: collections.deque[tuple[Frame, Seen]] = collections.deque()
+        self.listening = False  # the table is reading a round: each frame's Seen goes to it
+        self.read = 0  # frames read so far
 
     def add(self, frame: Frame, seen: Seen) -> None:
         self.frames.append((frame, seen))
@@ -204,6 +207,13 @@ def _serve_requests(conn: Connection, ring: _Ring, source: FrameSource | None) -
             except CompanionError as exc:
                 conn.send(("jpeg", ticket, None))
                 conn.send(("log", str(exc)))
+        elif request[0] == "listen":  # a round is read: the frames since its start, then
+            ring.listening = True  # every frame as it comes
+            for _, seen in list(ring.frames):
+                if seen.t_ns >= request[1]:
+                    conn.send(("seen", pack(seen)))
+        elif request[0] == "quiet":  # nothing to read: the frames are only kept
+            ring.listening = False
         elif request[0] == "show" and source is not None:
             show = getattr(source, "show", None)  # the simulated table: the demo's cards
             if show is not None:
@@ -255,7 +265,11 @@ def _read_frames(
                 frame = Frame(frame.index, time.monotonic_ns(), frame.image)
             seen = detector.see(frame)
             ring.add(frame, seen)
-            conn.send(("seen", pack(seen)))
+            ring.read += 1
+            if ring.listening:
+                conn.send(("seen", pack(seen)))
+            elif ring.read % COUNT_EVERY == 1:  # between rounds: a sign of life, no more
+                conn.send(("count", ring.read))
         else:
             return  # told to stop
         until = time.monotonic() + LINGER_S
@@ -297,7 +311,9 @@ class CameraWorker:
         self.describe = spec
         self.ended: str | None = None  # the line on_end was given
         self.opened = False
-        self.frames = 0
+        self.frames = 0  # frames the child has read (as it said, or as they came)
+        self.seen = 0  # Seen values received
+        self._last_index = -1
         self._process: Any = None
         self._conn: Connection | None = None
         self._thread: threading.Thread | None = None
@@ -361,8 +377,14 @@ class CameraWorker:
     def _dispatch(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
         if kind == "seen":
-            self.frames += 1
-            self._guard("on_seen", self.on_seen, unpack(message[1]))
+            seen = unpack(message[1])
+            if seen.index > self._last_index:  # a frame sent again (listen's backlog) once
+                self._last_index = seen.index
+                self.seen += 1
+                self.frames = max(self.frames, self.seen)
+                self._guard("on_seen", self.on_seen, seen)
+        elif kind == "count":
+            self.frames = max(self.frames, int(message[1]))
         elif kind == "jpeg":
             with self._send_lock:
                 callback = self._tickets.pop(message[1], None)
@@ -426,6 +448,16 @@ class CameraWorker:
             with self._send_lock:
                 self._tickets.pop(ticket, None)
             reply(None)
+
+    def listen(self, since_ns: int) -> None:
+        """A round is read: every frame's Seen from ``since_ns`` on (those kept, then each
+        as it comes) to ``on_seen``. Between rounds nothing is sent (the referee's process
+        does no camera work then), only a count of the frames read, once a second."""
+        self._send(("listen", since_ns))
+
+    def quiet(self) -> None:
+        """No round to read: the frames are only kept (for the evidence and the setup)."""
+        self._send(("quiet",))
 
     def show(self, placed: Mapping[str, Sequence[int]] | None) -> None:
         """The simulated table: the markers now face up at each seat (ignored by a camera)."""
@@ -623,12 +655,15 @@ class CameraReading:
         if request is None:
             self._armed, self._waiting = None, None
             self.reader.disarm()
+            self.worker.quiet()
         elif isinstance(request, WhenClear):
             if self._armed is None or self._armed.n != request.n:
                 self._armed, self._waiting = None, request
                 self.reader.disarm()
+                self.worker.listen(request.asked_ns)
         elif self._armed is None or self._armed.n != request.n:
             self._arm(request)
+            self.worker.listen(request.reveal_ns)
 
     def _arm(self, armed: Armed) -> None:
         self._armed, self._waiting, self._given = armed, None, False
@@ -649,11 +684,13 @@ class CameraReading:
         armed = self._armed
         if armed is not None and not self._given and self.clock() >= armed.deadline_ns:
             self._given = True  # the deadline is once a round: what it gives is all there is
+            self.worker.quiet()
             self._deliver(armed.n, self.reader.expire(self.clock()))
 
     def _deliver(self, n: int, update: ReadUpdate) -> None:
         if update.cards is not None:
             self._given = True
+            self.worker.quiet()  # the round is read: nothing more to send until the next
         for ask in update.asks:
             self._guard(functools.partial(self.on_ask, n, ask))
         if update.cards is not None:
