@@ -153,7 +153,6 @@ class TableCamera:
     reading: CameraReading | None = None
     pending: Pending | None = None
     failed: str | None = None
-    saved: dict[int, Path] = field(default_factory=dict)
     zones: Zones | None = None
     expect: dict[int, dict[str, int]] = field(default_factory=dict)  # the round armed
     busy: int | None = None  # the round being read, until its cards or its deadline
@@ -338,7 +337,6 @@ class TableCamera:
             except (OSError, CompanionError) as exc:
                 self.say(f"round {n}'s camera frame not saved ({exc})")
                 return
-            self.saved[n] = path
             self.say(None)
 
         self.reading.evidence(index, save)
