@@ -4,15 +4,19 @@ Why a process: finding markers in a 720p frame takes milliseconds of CPU every 3
 in the referee's process that work (and its garbage) would share the interpreter with the
 decision path (pins -> referee -> LED, buzzer, journal). A child process started with
 ``spawn`` (never forked: no referee thread, lock or open pin is copied into it) reads the
-camera, runs :class:`~companion.camera.detect.Detector` on each frame at ``nice`` +10 and
-sends back only what it saw (:class:`~companion.camera.model.Seen`: ids, corners, a stamp,
-a few hundred bytes a frame). It keeps the last ~2 s of frames so the table can ask for
-the frame that gave a round's cards (the evidence, as a JPEG with the markers outlined).
+camera, runs :class:`~companion.camera.detect.Detector` on each frame at ``nice`` +10 and,
+while a round is being read, sends back only what it saw
+(:class:`~companion.camera.model.Seen`: ids, corners, a stamp, a few hundred bytes a
+frame); between rounds nothing crosses but a count of frames once a second. It keeps the
+last ~2 s of frames and what was seen in them, so a round's reading starts at its reveal's
+stamp even when the table asks a little later, and so the table can ask for the frame
+that gave a round's cards (the evidence, as a JPEG with the markers outlined).
 
 Two parts, both closed by their ``close()`` with no process left behind:
 
-* :class:`CameraWorker` owns the child and the pipe: ``on_seen`` for every frame,
-  ``on_end`` once when the source fails (unplugged) or a recording ends;
+* :class:`CameraWorker` owns the child and the pipe: ``listen(since)`` / ``quiet()``,
+  ``on_seen`` for every frame listened to, ``on_end`` once when the source fails
+  (unplugged) or a recording ends;
 * :class:`CameraReading` is the table's side: it feeds a
   :class:`~companion.camera.reader.RevealReader` from the worker on a thread of its own,
   armed at each reveal, and calls ``on_cards``, ``on_ask`` and ``on_fault``. It never
