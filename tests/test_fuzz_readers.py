@@ -223,6 +223,9 @@ CHOMP_TOML = (
     'journal = "game.jsonl"\n[buzzer]\npin = 18\n'
     + "".join(f'[[players]]\nname = "{p}"\nbutton = {b}\nled = {lamp}\n' for p, b, lamp in (
         ("ann", 17, 5), ("bob", 27, 6), ("cat", 22, 13)))
+    + '[camera]\nsource = "usb:0"\ndeck = "stickers.json"\ndeadline_ms = 1500\n'
+    + '[camera.zones]\nann = [[0.02, 0.3], [0.32, 0.3], [0.32, 0.98], [0.02, 0.98]]\n'
+    + 'bob = [[0.35, 0.3], [0.65, 0.3], [0.65, 0.98], [0.35, 0.98]]\n'
 )  # fmt: skip
 
 

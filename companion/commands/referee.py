@@ -48,7 +48,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_web_option(referee)
     add_history_options(referee)
     referee.set_defaults(handler=run_referee)
+    _register_demo(commands)
 
+
+def _register_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = commands.add_parser(
         "demo",
         help="play CHOMP! in the terminal on simulated pins, against bots or friends",
@@ -94,6 +97,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="bots only, in simulated time, no screen: play a whole game at once and "
         "print the journal's path to audit",
     )
+    demo.add_argument(
+        "--camera",
+        metavar="SPEC",
+        default=None,
+        help="read the revealed cards with the simulated camera over the table ('sim' or "
+        "'sim:SEED'): the whole loop, stickers to journal, without hardware",
+    )
     add_web_option(demo)
     demo.set_defaults(handler=run_demo)
 
@@ -130,5 +140,6 @@ def run_demo(args: argparse.Namespace) -> int:
             autoplay=args.autoplay,
             web=args.web,
             new_code=args.new_code,
+            camera=args.camera,
         )
     )

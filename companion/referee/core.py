@@ -19,7 +19,7 @@ the cards.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -339,15 +339,25 @@ class Referee:
         elif stamp_ns < max(stamps):
             stamps[stamps.index(max(stamps))] = stamp_ns
 
-    def set_cards(self, cards: Mapping[str, Hand], now_ns: int) -> RefereeStep:
-        """The cards of the open round (typed or read); replaces any earlier entry."""
+    def set_cards(
+        self,
+        cards: Mapping[str, Hand],
+        now_ns: int,
+        source: str | None = None,
+        frames_ns: Sequence[int] = (),
+        asked: Sequence[str] = (),
+    ) -> RefereeStep:
+        """The cards of the open round (typed or read); replaces any earlier entry.
+        ``source``, ``frames_ns`` and ``asked`` are only journalled (where they came from)."""
         if self.round is None or self.phase not in (Phase.COUNTDOWN, Phase.REVEALED):
             raise RuleError("no round is open for cards")
         seated = {p: cards[p] for p in self.game.active if p in cards}
         self.game.check_round(Round(seated, ()))
         self.round.cards = seated
         shown = {p: [str(c) for c in hand] for p, hand in seated.items()}
-        step = RefereeStep(journal=[cards_entry(self.round.number, shown)])
+        seated_asked = [p for p in asked if p in seated]
+        entry = cards_entry(self.round.number, shown, source, frames_ns, seated_asked)
+        step = RefereeStep(journal=[entry])
         step.extend(self.tick(now_ns))
         return step
 

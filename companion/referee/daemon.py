@@ -41,9 +41,16 @@ class StartRound:
 
 @dataclass(frozen=True, slots=True)
 class Cards:
-    """The open round's cards, a hand per player still in the game."""
+    """The open round's cards, a hand per player still in the game.
+
+    ``source`` says where they came from ("camera", ...; None: not said, as before);
+    ``frames_ns`` the camera frames that agreed on them; ``asked`` the seats a person
+    typed after the camera could not read them. All three go into the journal's line."""
 
     cards: dict[str, Hand]
+    source: str | None = None
+    frames_ns: tuple[int, ...] = ()
+    asked: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +191,9 @@ class RefereeDaemon:
                 elif isinstance(item, StartRound):
                     step = ref.start_countdown(now_ns)
                 elif isinstance(item, Cards):
-                    step = ref.set_cards(item.cards, now_ns)
+                    step = ref.set_cards(
+                        item.cards, now_ns, item.source, item.frames_ns, item.asked
+                    )
                 else:
                     step = RefereeStep()
             except CompanionError as exc:  # a refused input is a message, never a crash

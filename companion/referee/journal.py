@@ -83,9 +83,16 @@ class EdgeEntry(TypedDict):
 
 
 class CardsEntry(TypedDict):
+    """A round's cards. The optional keys say where they came from (absent in older
+    journals: not said): ``source`` ("camera", "typed", "tags", "phone"), ``frames_ns``
+    (the camera's frames that agreed) and ``asked`` (seats typed after the camera)."""
+
     type: Literal["cards"]
     n: int
     cards: dict[str, list[str]]
+    source: NotRequired[str]
+    frames_ns: NotRequired[list[int]]
+    asked: NotRequired[list[str]]
 
 
 class VerdictEntry(TypedDict):
@@ -163,8 +170,22 @@ def edge_entry(
     )
 
 
-def cards_entry(n: int, cards: dict[str, list[str]]) -> CardsEntry:
-    return CardsEntry(type="cards", n=n, cards=cards)
+def cards_entry(
+    n: int,
+    cards: dict[str, list[str]],
+    source: str | None = None,
+    frames_ns: Sequence[int] = (),
+    asked: Sequence[str] = (),
+) -> CardsEntry:
+    """The cards line; the optional keys only when said (a typed round stays as before)."""
+    entry = CardsEntry(type="cards", n=n, cards=cards)
+    if source is not None:
+        entry["source"] = source
+    if frames_ns:
+        entry["frames_ns"] = list(frames_ns)
+    if asked:
+        entry["asked"] = list(asked)
+    return entry
 
 
 def abandon_entry(n: int, why: str) -> AbandonEntry:
@@ -245,6 +266,17 @@ def _seats(value: object) -> bool:
     )
 
 
+CARD_SOURCES = ("camera", "typed", "tags", "phone")
+
+
+def _card_source(value: object) -> bool:
+    return isinstance(value, str) and value in CARD_SOURCES
+
+
+def _stamps(value: object) -> bool:
+    return isinstance(value, list) and len(value) <= 1000 and all(_integer(v) for v in value)
+
+
 def _round_number(value: object) -> bool:
     return _integer(value) and 1 <= cast(int, value) < 10**9
 
@@ -306,6 +338,14 @@ ENTRY_KEYS: dict[str, dict[str, tuple[Check, str]]] = {
     "abandon": {"n": (_round_number, "a round number"), "why": (_text, "text")},
 }  # fmt: skip
 ENTRY_TYPES = tuple(ENTRY_KEYS)
+# Keys a kind may have (newer journals), checked when present; absent in older journals.
+OPTIONAL_KEYS: dict[str, dict[str, tuple[Check, str]]] = {
+    "cards": {
+        "source": (_card_source, "where the cards came from (" + ", ".join(CARD_SOURCES) + ")"),
+        "frames_ns": (_stamps, "a list of whole numbers"),
+        "asked": (_names, "a list of names"),
+    },
+}
 
 
 def check_entry(value: object) -> JournalEntry:
@@ -322,6 +362,9 @@ def check_entry(value: object) -> JournalEntry:
         if key not in value:
             raise ValueError(f"the {kind!r} entry has no {key!r}")
         if not check(value[key]):
+            raise ValueError(f"the {kind!r} entry's {key!r} should be {what}")
+    for key, (check, what) in OPTIONAL_KEYS.get(kind, {}).items():
+        if key in value and not check(value[key]):
             raise ValueError(f"the {kind!r} entry's {key!r} should be {what}")
     return cast(JournalEntry, value)
 
@@ -571,6 +614,9 @@ def _in_round(state: _Order, entry: JournalEntry) -> str:
         strangers = set(entry["cards"]) - state.players
         if strangers:
             return f"cards of {', '.join(sorted(strangers))}, who is not seated"
+        unknown = set(entry.get("asked", ())) - set(entry["cards"])
+        if unknown:
+            return f"asked for {', '.join(sorted(unknown))}, who has no cards in the entry"
         state.has_cards = True
     elif entry["type"] == "verdict":
         if not (state.revealed and state.has_cards):

@@ -48,6 +48,7 @@ class DemoOptions:
     autoplay: bool = False  # bots only, simulated time, no screen: a whole game at once
     web: str | None = None  # --web [HOST:]PORT: the page too (not with autoplay)
     new_code: bool = False  # --new-code: a new join code (else the demo's kept one)
+    camera: str | None = None  # --camera sim: the cards read by the simulated camera
 
 
 def _serve_web(
@@ -171,6 +172,7 @@ def _play_referee(
             buzzer=session.buzzer_on,
             demand=tags.demand if tags is not None else None,
             status_led=status_light(session),
+            camera=session.card_help,
         )
         on_key = None
         if rehearsal:
@@ -226,6 +228,21 @@ def _seats(options: DemoOptions) -> tuple[list[str], list[str], Mode]:
     return players, bots, mode
 
 
+def _check_camera(options: DemoOptions) -> None:
+    """``--camera``: the simulated camera only, and with the clock running (one line)."""
+    from companion.errors import InputError
+
+    spec = options.camera
+    if spec is None:
+        return
+    if spec != "sim" and not spec.startswith("sim:"):
+        raise InputError(
+            "--camera", f"{spec!r}: the demo's table is simulated: 'sim' or 'sim:SEED'"
+        )
+    if options.autoplay:
+        raise InputError("--camera", "the camera reads frames as they come: not with --autoplay")
+
+
 def run_demo(options: DemoOptions) -> int:
     """The table on mock pins: the seats checked first, then the screen with slap keys,
     or with ``autoplay`` a whole game of bots at once (exit 1 if it stops before its end).
@@ -235,6 +252,7 @@ def run_demo(options: DemoOptions) -> int:
 
     check_web(options.web)
     players, bots, mode = _seats(options)
+    _check_camera(options)
     session, table = open_demo(
         players,
         bots,
@@ -242,6 +260,7 @@ def run_demo(options: DemoOptions) -> int:
         TwoPlayerEnd(options.two_player_end),
         seed=options.seed,
         simulated_time=options.autoplay,
+        camera=options.camera,
     )
     stop_web = None
     try:
@@ -282,9 +301,10 @@ def _play_demo(
         led=session.led_level,
         buzzer=session.buzzer_on,
         slap_keys=keys,
-        type_cards=False,
+        type_cards=session.camera is not None,  # a card the camera could not read is typed
         status_led=status_light(session),
         quit_prompt="Quit? y / n (the journal stays, for an audit)",
+        camera=session.card_help,
     )
     for message in session.messages:
         view.notify(message)

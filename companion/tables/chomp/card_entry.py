@@ -7,7 +7,7 @@ letter: p(lankton) s(hrimp) l(ittle fish) b(ig fish) e (s-e-al) k (shar-k) o(cto
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from companion.games.chomp import Card, Hand
 
@@ -34,12 +34,25 @@ LEGEND = "1/p plankton 2/s shrimp 3/l little 4/b big 5/e seal 6/k shark 7/o octo
 
 
 class CardEntry:
-    """Collects the cards of one round in seat order; backspace takes the last one back."""
+    """Collects the cards of one round in seat order; backspace takes the last one back.
 
-    def __init__(self, seats: Sequence[tuple[str, int]]) -> None:
+    ``filled``: seats whose cards are already known (the camera read them): they are
+    kept as they are and skipped, so only the other seats are typed."""
+
+    def __init__(
+        self, seats: Sequence[tuple[str, int]], filled: Mapping[str, Hand] | None = None
+    ) -> None:
         """``seats``: (player, how many cards she shows) in seat order."""
-        self.seats = list(seats)
+        known = dict(filled or {})
+        self.filled: dict[str, Hand] = {p: known[p] for p, n in seats if len(known.get(p, ())) == n}
+        self.all_seats = list(seats)
+        self.seats = [(p, n) for p, n in seats if p not in self.filled]  # the seats to type
         self.typed: list[Card] = []
+
+    @property
+    def asked(self) -> list[str]:
+        """The seats typed (not pre-filled), in seat order."""
+        return [p for p, _ in self.seats]
 
     @property
     def needed(self) -> int:
@@ -71,12 +84,18 @@ class CardEntry:
         return True
 
     def cards(self) -> dict[str, Hand]:
-        """Cards typed so far, per seat (complete seats and the one being typed)."""
-        out: dict[str, Hand] = {}
+        """Cards known so far, per seat in seat order: the pre-filled ones, the complete
+        typed seats and the one being typed."""
+        typed: dict[str, Hand] = {}
         i = 0
         for player, n in self.seats:
             hand = tuple(self.typed[i : i + n])
             if hand:
-                out[player] = hand
+                typed[player] = hand
             i += n
+        out: dict[str, Hand] = {}
+        for player, _ in self.all_seats:
+            hand = self.filled.get(player) or typed.get(player, ())
+            if hand:
+                out[player] = hand
         return out

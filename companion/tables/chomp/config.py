@@ -33,6 +33,7 @@ from companion.games.chomp import (
 )
 from companion.signals import TABLE_REVEALS
 from companion.signals import RevealBy as RevealBy  # the field's type, named here as before
+from companion.tables.camera import CameraConfig, camera_from
 from companion.tables.settings import SETTINGS_KEYS, TableSettings, settings_from
 from companion.tables.voice import VoiceConfig, palette_from, voice_from
 
@@ -84,6 +85,7 @@ class ChompConfig:
     reveal_button: int | None = None
     bridge: BridgeConfig | None = None
     tags: TagsConfig | None = None
+    camera: CameraConfig | None = None  # [camera]: the cards read from above the table
     settings: TableSettings = TableSettings()  # [web] and [history]
     voice: VoiceConfig = VoiceConfig()  # [voice]: spoken calls, off by default
     palette: str = "standard"  # [leds] palette: the RGB LEDs' colours
@@ -97,7 +99,7 @@ class ChompConfig:
 
 _TOP_KEYS = (
     "game", "referee", "gpio", "players", "buzzer", "status_led", "reveal_button", "bridge",
-    "tags", "voice", "leds", *SETTINGS_KEYS,
+    "tags", "camera", "voice", "leds", *SETTINGS_KEYS,
 )  # fmt: skip
 TYPABLE_NAME = re.compile(r"[^\W][\w-]{0,23}")  # no space, '=' or control: `cards ann=seal`
 BRIDGE_BUTTONS = 16  # the Pico firmware's button indexes 0..15 (hardware/BRIDGE.md)
@@ -234,6 +236,7 @@ def config_from_dict(raw_value: object) -> ChompConfig:
     players = _players(raw["players"], bridge, claims)
     names = tuple(p.name for p in players)
     tags = _tags(raw["tags"], names) if "tags" in raw else None
+    camera, camera_warnings = camera_from(raw, names) if "camera" in raw else (None, [])
     low, high = player_range(mode)
     if not low <= len(players) <= high:
         wanted = f"{low}" if low == high else f"{low} or more"
@@ -266,7 +269,8 @@ def config_from_dict(raw_value: object) -> ChompConfig:
         reveal_button=reveal_button,
         bridge=bridge,
         tags=tags,
-        warnings=tuple(claims.warnings),
+        camera=camera,
+        warnings=(*claims.warnings, *camera_warnings),
         settle_ms=waits["settle_ms"],
         lockout_ms=waits["lockout_ms"],
         stuck_ms=waits["stuck_ms"],
@@ -300,4 +304,7 @@ def load_config(path: str | Path) -> ChompConfig:
     if tags is not None and not tags.file.is_absolute():
         tags = replace(tags, file=folder / tags.file)
     settings = config.settings.relative_to(folder)
-    return replace(config, journal=journal, tags=tags, settings=settings, source=source)
+    camera = None if config.camera is None else config.camera.relative_to(folder)
+    return replace(
+        config, journal=journal, tags=tags, camera=camera, settings=settings, source=source
+    )

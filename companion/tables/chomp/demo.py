@@ -4,7 +4,9 @@ Everything between the button and the verdict is the real referee: keys drive Mo
 pins low and high, the pins' edges go through the same press source, daemon, journal and
 outputs as on a Pi, and the LEDs and buzzer on screen are the mock pins' states. The bots
 are a press source of their own whose presses are planned at their stamps, so ``--seed``
-repeats a game. Only the cards come from a simulated deck instead of being typed.
+repeats a game. Only the cards come from a simulated deck instead of being typed; with
+``--camera sim`` the deck shows them to the simulated camera, which reads them as a
+camera over a real table would.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import random
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from companion.referee.clock import ManualClock
 from companion.referee.core import RefereeStep
 from companion.referee.daemon import Cards, StartRound
 from companion.signals import ButtonEdge, SourceInfo, TimingClass
+from companion.tables.camera import CameraConfig
 from companion.tables.chomp.config import ChompConfig, PlayerConfig
 from companion.tables.chomp.session import ChompSession, open_chomp_session
 
@@ -127,8 +130,11 @@ class SimulatedTable:
         self.finished = threading.Event()
         self.round_done = threading.Event()
         daemon = session.daemon
+        self._chained = daemon.on_step  # the camera's (it arms at each reveal) goes first
         daemon.on_step = self._on_step
         session.new_game_hooks.append(self.new_game)
+        if session.camera is not None:
+            session.camera.watchers.append(self._camera_said)
 
     def new_game(self) -> None:
         """The table started a new game (a phone asked): the deck is dealt again for it,
@@ -187,14 +193,42 @@ class SimulatedTable:
     # ------------------------------------------------------------------ the round ------
 
     def _on_step(self, step: RefereeStep) -> None:
-        """Called on the referee's thread: turn the cards over at the reveal, settle them."""
+        """Called on the referee's thread: turn the cards over at the reveal, settle them.
+        With the simulated camera the cards are shown to it, and it reads them; without
+        it (or once it failed) they go to the referee as typed cards do."""
+        if self._chained is not None:
+            self._chained(step)
+        camera = self.session.camera
         for entry in step.journal:
             if entry["type"] == "reveal":
                 self.cards = self.table.reveal()
-                self.session.daemon.put(Cards(dict(self.cards)))
+                if camera is not None and camera.failed is None:
+                    camera.show(sticker_markers(self.cards))
+                else:
+                    self.session.daemon.put(Cards(dict(self.cards)))
                 self._bots_react(entry["stamp_ns"])
         if step.result is not None:
+            if camera is not None:
+                camera.show(None)  # the cards taken back: the table clear
             self._settle(step.result)
+
+    def _camera_said(self, line: str | None) -> None:
+        """The simulated camera could not read every seat (a hand over a card, a card it
+        lost): the demo's players give the cards it asks for, from the deck, as people at
+        a table type theirs; the journal's ``asked`` names those seats."""
+        camera, help_ = self.session.camera, self.session.card_help
+        if line is None or camera is None or help_ is None or not self.cards:
+            return
+        with self.session.daemon.lock:
+            referee = self.session.daemon.referee
+            n = referee.round.number if referee.round is not None else 0
+            waiting = referee.waiting_for_cards()
+        if not waiting or camera.reading_round(n):
+            return  # read in full, or still reading: nothing to say yet
+        read = help_.prefilled(n)
+        missing = [seat for seat in self.cards if seat not in read]
+        if missing:
+            self.session.daemon.put(help_.complete(n, dict(self.cards), missing))
 
     def _settle(self, result: RoundResult) -> None:
         self.table.settle(self.cards, result)
@@ -216,6 +250,34 @@ class SimulatedTable:
             timer.cancel()
 
 
+def sticker_markers(cards: Mapping[str, Sequence[Any]]) -> dict[str, list[int]]:
+    """The marker on each shown card, as the printed sheet binds them: two seals shown
+    are two different seals, so two different stickers."""
+    from companion.camera.deck import StickerDeck
+
+    deck = StickerDeck.default("chomp")
+    used: dict[str, int] = {}
+    placed: dict[str, list[int]] = {}
+    for seat, hand in cards.items():
+        for card in hand:
+            markers = deck.markers_of(str(card))
+            i = used.get(str(card), 0)
+            used[str(card)] = i + 1
+            placed.setdefault(seat, []).append(markers[i % len(markers)])
+    return placed
+
+
+def demo_camera(spec: str, players: Sequence[str]) -> CameraConfig:
+    """The simulated camera over the demo's table: its seats' zones are where it draws
+    each seat's cards."""
+    from companion.camera.sources import sim_zones
+
+    return CameraConfig(spec, None, DEMO_DEADLINE_MS, tuple(sim_zones(players)))
+
+
+DEMO_DEADLINE_MS = 1500.0
+
+
 def keyboard_source(uncertainty_us: int = 10_000) -> SourceInfo:
     """Keys on mock pins: stamped when the terminal delivered the key."""
     return SourceInfo("keyboard", TimingClass.KEYBOARD, uncertainty_us, "keys on mock pins")
@@ -230,6 +292,7 @@ def open_demo(
     journal: Path | None = None,
     simulated_time: bool = False,
     short_waits: bool = False,
+    camera: str | None = None,
 ) -> tuple[ChompSession, SimulatedTable]:
     """A demo table. ``simulated_time`` is for :func:`autoplay`: the clock moves only when
     told to, so a game takes no waiting; ``short_waits`` shortens the countdown and the
@@ -242,6 +305,8 @@ def open_demo(
     if journal is None:
         journal = Path(tempfile.mkdtemp(prefix="companion-demo-")) / "demo-journal.jsonl"
     config = demo_config(players, mode, two_player_end, journal, fast=short_waits)
+    if camera is not None:
+        config = replace(config, camera=demo_camera(camera, players))
     people = set(bots) != set(players)
     stamped_as = [keyboard_source(), BOTS_SOURCE] if people else [BOTS_SOURCE]
     # Simulated time starts now, so the journal's stamps read like a real game's.

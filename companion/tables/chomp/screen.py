@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from companion.games.chomp import CARD_NAMES, Hand, RoundResult
 from companion.games.chomp.text import does, round_lines
@@ -28,6 +28,18 @@ from companion.signals import RevealStamp
 from companion.tables import shell
 from companion.tables.chomp.card_entry import LEGEND, CardEntry
 from companion.tables.chomp.session import ChompSession
+
+
+class CardHelp(Protocol):
+    """A card source that may have read some seats of a round (the camera): the entry
+    is pre-filled with them, and the completed round goes in as one Cards saying so."""
+
+    def prefilled(self, n: int) -> dict[str, Hand]: ...
+
+    def reading(self, n: int) -> bool: ...
+
+    def complete(self, n: int, cards: dict[str, Hand], asked: list[str]) -> Cards: ...
+
 
 LedState = Callable[[str], float]  # player -> brightness 0..1 (0 when the player has no LED)
 
@@ -71,11 +83,13 @@ class TableView:
     type_cards: bool = True  # False when a card-reveal source supplies them
     demand: Callable[[], None] | None = None  # Enter: a card-reveal source must answer now
     status_led: Callable[[], float] | None = None  # the table's status LED, if it has one
+    camera: CardHelp | None = None  # the seats the camera read are kept, the rest typed
     quit_prompt: str = QUIT_PROMPT
     messages: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=6))
     last: list[str] = field(default_factory=list)
     entry: CardEntry | None = None
     entry_round: int = 0
+    entry_filled: frozenset[str] = frozenset()
 
     def notify(self, message: str) -> None:
         self.messages.append(message)
@@ -88,11 +102,28 @@ class TableView:
         """A fresh card entry for each revealed round that still needs its cards."""
         if not self.type_cards or status.phase != "revealed":
             return None
-        if self.entry is None or self.entry_round != status.round:
+        filled = self.camera.prefilled(status.round) if self.camera is not None else {}
+        if (
+            self.entry is None
+            or self.entry_round != status.round
+            or self.entry_filled != frozenset(filled)
+        ):
             game = self.daemon.referee.game
-            self.entry = CardEntry([(p, game.hand_size(p)) for p in game.active])
-            self.entry_round = status.round
+            before = self.entry if self.entry_round == status.round else None
+            self.entry = CardEntry([(p, game.hand_size(p)) for p in game.active], filled)
+            self.entry_round, self.entry_filled = status.round, frozenset(filled)
+            if before is not None:  # the camera's seats came while a person typed: keep
+                for player, hand in before.cards().items():  # what was typed for the rest
+                    if player in self.entry.asked and player not in before.filled:
+                        self.entry.typed.extend(hand)
+                del self.entry.typed[self.entry.needed :]
         return self.entry
+
+    def round_cards(self, round_number: int, entry: CardEntry) -> Cards:
+        """The round's Cards from the entry: through the camera when it read some seats."""
+        if self.camera is not None:
+            return self.camera.complete(round_number, entry.cards(), entry.asked)
+        return Cards(entry.cards())
 
     def key(self, key: str, status: RefereeStatus) -> bool:
         """Handle one key; returns False to quit."""
@@ -101,7 +132,7 @@ class TableView:
         entry = self.ensure_entry(status)
         if key in shell.ENTER_KEYS:
             if entry is not None and entry.complete and status.waiting_for_cards:
-                self.daemon.put(Cards(entry.cards()))
+                self.daemon.put(self.round_cards(status.round, entry))
             elif self.demand is not None and status.waiting_for_cards:
                 self.demand()  # the tags: deliver the cards, or say what is missing
             elif status.phase == "ready":
@@ -123,11 +154,14 @@ class TableView:
             return ""
         typed = entry.cards()
         seats = []
-        for player, _ in entry.seats:
+        for player, _ in entry.all_seats:
             shown = " + ".join(str(c) for c in typed.get(player, ()))
             marker = "▸" if player == entry.next_seat() else " "
-            seats.append(f"{marker}{player}: {shown or '_'}")
+            read = " (camera)" if player in entry.filled else ""
+            seats.append(f"{marker}{player}: {shown or '_'}{read}")
         hint = "Enter to confirm" if entry.complete else "type each seat's card"
+        if self.camera is not None and self.camera.reading(status.round) and not entry.typed:
+            hint = "the camera is reading them; or type each seat's card"
         return "Cards  " + "  ".join(seats) + f"   ({hint}, Backspace undoes)"
 
 
@@ -160,9 +194,18 @@ def run_lines(view: TableView, stream: TextIO, out: TextIO) -> None:
 
     def cards(words: list[str]) -> None:
         try:
-            daemon.put(Cards(parse_cards_line(words)))
+            given = parse_cards_line(words)
         except ValueError as exc:
             shell.say(out, str(exc))
+            return
+        status = daemon.status()
+        if view.camera is not None and status.waiting_for_cards:
+            # The seats the camera read need not be typed again; a seat typed overrides.
+            filled = view.camera.prefilled(status.round)
+            asked = [p for p in given if p not in filled or given[p] != filled[p]]
+            daemon.put(view.camera.complete(status.round, {**filled, **given}, asked))
+        else:
+            daemon.put(Cards(given))
 
     def wait(words: list[str]) -> None:
         seconds = _seconds(words[0] if words else "1")

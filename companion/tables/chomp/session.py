@@ -9,6 +9,7 @@ half-way through opening) releases exactly what was opened, newest first.
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import sys
@@ -25,7 +26,7 @@ from companion.devices.outputs import TableOutputs
 from companion.devices.pins import OpenedFactory, open_factory
 from companion.errors import ConfigError, InputError, RuleError, WriteError
 from companion.files import check_target, write_atomic
-from companion.games.chomp import ChompGame
+from companion.games.chomp import CARD_NAMES, ChompGame, Hand
 from companion.referee.clock import Clock, MonotonicClock
 from companion.referee.core import Phase, Referee, RefereeStep, Timing
 from companion.referee.daemon import Cards, Input, RefereeDaemon
@@ -39,11 +40,13 @@ from companion.referee.journal import (
 from companion.referee.realtime import report_hook_error
 from companion.signals import ButtonEdge, Cue, SourceInfo
 from companion.tables.bridge_source import BridgePresses, open_bridge_presses
+from companion.tables.camera import TableCamera, describe, set_frames_aside
 from companion.tables.chomp.config import ChompConfig
 from companion.tables.voice import CHOMP_SIGNALS, Sink, VoiceOutput, fan_out, open_voice
 from companion.tags import ChompTagReveal, RevealRunner, load_tagfile, open_reader
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 def timing_of(config: ChompConfig) -> Timing:
@@ -232,6 +235,82 @@ def _tag_reveal(
     return runner.start()
 
 
+class ChompCardHelp:
+    """The camera's part-read rounds for the screen and the phones (screen.CardHelp): the
+    seats it read pre-filled, the completed round one Cards saying which were typed."""
+
+    def __init__(self, camera: TableCamera) -> None:
+        self.camera = camera
+
+    def prefilled(self, n: int) -> dict[str, Hand]:
+        return {
+            s: tuple(CARD_NAMES[c] for c in names) for s, names in self.camera.prefilled(n).items()
+        }
+
+    def reading(self, n: int) -> bool:
+        return self.camera.reading_round(n)
+
+    def complete(self, n: int, cards: dict[str, Hand], asked: list[str]) -> Cards:
+        source, frames_ns, typed = self.camera.complete(n, asked)
+        return Cards(dict(cards), source, frames_ns, typed)
+
+
+def _open_camera(config: ChompConfig, stack: ExitStack) -> TableCamera | None:
+    """The camera's process (if the config has one) started before the journal is
+    touched, so a camera that cannot be opened is one line and leaves no new game
+    behind; it reads nothing until :func:`_camera_reveal` arms it for a reveal."""
+    if config.camera is None:
+        return None
+    camera = TableCamera(
+        config.camera, "chomp", lambda: config.journal, _not_yet, lambda line: log.info("%s", line)
+    ).start()
+    stack.callback(camera.close)
+    return camera
+
+
+def _not_yet(n: int, names: dict[str, tuple[str, ...]], frames_ns: tuple[int, ...]) -> None:
+    """No round is armed before the referee exists: nothing can come here."""
+
+
+def _camera_reveal(
+    config: ChompConfig,
+    daemon: RefereeDaemon,
+    inbox: queue.SimpleQueue[Input],
+    camera: TableCamera,
+) -> TableCamera:
+    """Cards from the camera (companion/tables/camera.py): armed at each reveal with the
+    seats in play and their hand sizes; a round read whole goes in as Cards."""
+
+    def on_cards(n: int, names: dict[str, tuple[str, ...]], frames_ns: tuple[int, ...]) -> None:
+        cards = {s: tuple(CARD_NAMES[c] for c in hand) for s, hand in names.items()}
+        with daemon.lock:  # typed cards that came first win: the camera never replaces them
+            rnd = daemon.referee.round
+            waiting = daemon.referee.waiting_for_cards() and rnd is not None and rnd.number == n
+        if waiting:
+            inbox.put(Cards(cards, "camera", frames_ns))
+
+    camera.on_cards, camera.notify = on_cards, lambda line: daemon.notify(line)
+    if camera.failed is not None:  # it ended between its start and now: say it now
+        daemon.notify(f"{camera.failed}: the table goes on with typed cards")
+    if daemon.referee.rounds_played == 0 and daemon.referee.round is None:
+        set_frames_aside(config.journal)  # a new game: round 1 is not an old game's
+    previous = daemon.on_step
+
+    def follow(step: RefereeStep) -> None:
+        if previous is not None:
+            previous(step)
+        for entry in step.journal:
+            if entry["type"] == "reveal":
+                game = daemon.referee.game  # the one in play (new_game swaps it)
+                sizes = {p: game.hand_size(p) for p in game.active}
+                camera.arm(entry["n"], sizes, entry["stamp_ns"])
+            elif entry["type"] in ("cards", "verdict", "abandon"):
+                camera.disarm()
+
+    daemon.on_step = follow
+    return camera
+
+
 class TablePin(Protocol):
     """A gpiozero pin as a caller uses it. ``drive_low``/``drive_high`` exist on mock
     pins only (``pin_factory="mock"``): a real pin is driven by its button."""
@@ -267,6 +346,8 @@ class ChompSession:
     buttons: GpioPressSource | None = None
     bridge: BridgePresses | None = None
     tags: RevealRunner[Any] | None = None
+    camera: TableCamera | None = None  # [camera]: the cards read from above the table
+    card_help: ChompCardHelp | None = None  # the camera's part-read rounds, for the screen
     reveal_button: GpioRevealButton | None = None
     voice: VoiceOutput | None = None  # [voice]: the spoken calls, beside the LEDs
     closing: ExitStack = field(default_factory=ExitStack, repr=False)
@@ -371,6 +452,28 @@ def _open_journal(config: ChompConfig) -> JournalWriter:
         raise ConfigError("referee.journal", str(exc), config.source or None) from None
 
 
+def _frames_aside(config: ChompConfig) -> None:
+    set_frames_aside(config.journal)
+
+
+def _open_card_sources(
+    session: ChompSession,
+    inbox: queue.SimpleQueue[Input],
+    stack: ExitStack,
+    camera: TableCamera | None,
+) -> None:
+    """The card tags and the camera, whichever the config has, closed by ``stack``."""
+    config, daemon = session.config, session.daemon
+    if config.tags is not None:
+        session.tags = _tag_reveal(config, daemon, inbox)
+        stack.callback(session.tags.close)
+    if config.camera is not None and camera is not None:
+        session.camera = _camera_reveal(config, daemon, inbox, camera)
+        session.card_help = ChompCardHelp(session.camera)
+        session.messages.extend(describe(config.camera))
+        session.new_game_hooks.append(lambda: _frames_aside(config))
+
+
 def open_chomp_session(
     config: ChompConfig,
     resume: bool = False,
@@ -413,6 +516,7 @@ def open_chomp_session(
         inbox: queue.SimpleQueue[Input] = queue.SimpleQueue()
         presses = _open_presses(config, opened, inbox, stack, notify)
         sources = presses.sources if stamped_as is None else list(stamped_as)
+        camera = _open_camera(config, stack)
         existed = config.journal.exists()
         held = _open_journal(config)
         try:
@@ -441,9 +545,7 @@ def open_chomp_session(
             presses.buttons, presses.bridge,
         )  # fmt: skip
         session.voice = voice
-        if config.tags is not None:
-            session.tags = _tag_reveal(config, daemon, inbox)
-            stack.callback(session.tags.close)
+        _open_card_sources(session, inbox, stack, camera)
         if config.reveal_button is not None:
             session.reveal_button = GpioRevealButton(config.reveal_button, opened, inbox.put)
             stack.callback(session.reveal_button.close)

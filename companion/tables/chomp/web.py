@@ -26,6 +26,7 @@ from companion.referee.core import Phase, RefereeStep
 from companion.referee.daemon import Cards, StartRound
 from companion.referee.journal import JournalEntry, read_journal
 from companion.referee.picture import PHONE_WIDTH, round_svg
+from companion.tables.camera import evidence_of, frame_path
 from companion.tables.chomp.screen import round_label, seat_cards
 from companion.tables.chomp.session import ChompSession
 from companion.tables.web.hub import Publisher
@@ -99,6 +100,16 @@ class ChompWebTable:
         """Publish through ``publish(name)`` (the hub's) from a thread of its own."""
         self.publisher = Publisher(lambda: publish(self.name), hold=self._hold)
         self.follow(self.publisher.poke)
+        if self.session.camera is not None:
+            self.session.camera.watchers.append(self._camera_said)
+
+    def _camera_said(self, line: str | None) -> None:
+        """The camera read part of a round, asked, failed or saved a round's frame: the
+        pages hear of it."""
+        if line is not None:
+            self.messages = (self.messages + [line])[-KEEP_MESSAGES:]
+        if self.publisher is not None:
+            self.publisher.poke()
 
     def _hold(self) -> float:
         """Seconds to wait before publishing: until just after a decision due very soon.
@@ -143,12 +154,60 @@ class ChompWebTable:
         return self._pictures[n]
 
     def file(self, path: str) -> tuple[bytes, str]:
-        """``round-N.svg``: a past round's picture, for the page's list of rounds."""
+        """``round-N.svg``: a past round's picture, for the page's list of rounds;
+        ``round-N.jpg``: the camera's frame that gave its cards, markers outlined (no
+        secret: everyone at the table saw the cards, so every page may look)."""
+        if path == "preview.jpg":
+            return self._preview(), "image/jpeg"
         stem, dot, kind = path.partition(".")
         number = gate.number_or_none(stem.removeprefix("round-"), low=0, high=999_999_999)
-        if not (stem.startswith("round-") and dot and kind == "svg" and number is not None):
-            raise InputError("file", f"{path[:40]!r}: ask for round-N.svg")
+        if not (
+            stem.startswith("round-") and dot and kind in ("svg", "jpg") and number is not None
+        ):
+            raise InputError("file", f"{path[:40]!r}: ask for round-N.svg or round-N.jpg")
+        if kind == "jpg":
+            frame = evidence_of(self.session.config.journal, number)
+            if frame is None:
+                raise InputError("file", f"no camera frame for round {number}")
+            return frame, "image/jpeg"
         return self.picture(number).encode(), "image/svg+xml"
+
+    def _preview(self) -> bytes:
+        """``preview.jpg``: what the camera sees now, each seat's zone drawn, for setting
+        it up. Between rounds only: during one, the picture is the round's business."""
+        camera = self.session.camera
+        if camera is None:
+            raise InputError("file", "this table has no camera")
+        with self.daemon.lock:
+            phase = self.daemon.referee.phase
+        if phase not in (Phase.READY, Phase.OVER):
+            raise InputError("file", "the camera's preview is shown between rounds")
+        if camera.failed is not None:
+            raise InputError("file", camera.failed)
+        frame = camera.preview()
+        if frame is None:
+            raise InputError("file", "no picture from the camera yet: try again")
+        return frame
+
+    def _frame(self, n: int) -> str | None:
+        """The file name of round ``n``'s camera frame, when there is one."""
+        if self.session.camera is None:
+            return None
+        return f"round-{n}.jpg" if frame_path(self.session.config.journal, n).is_file() else None
+
+    def _camera_state(self, status_round: int, waiting: bool) -> dict[str, Any]:
+        """What the page shows of the camera: the seats it read of a round asked in part
+        (the phones ask only the others), and the line it ended with if it failed."""
+        camera = self.session.camera
+        if camera is None:
+            return {"on": False, "reading": False, "read": {}, "failed": None}
+        read = camera.prefilled(status_round) if waiting else {}
+        return {
+            "on": True,
+            "reading": waiting and camera.reading_round(status_round),
+            "read": {s: list(c) for s, c in read.items()},
+            "failed": camera.failed,
+        }
 
     def state(self) -> dict[str, Any]:
         status = self.daemon.status()
@@ -167,7 +226,10 @@ class ChompWebTable:
             for p in status.counts
         ]
         rounds = self._rounds()
-        past = [{"n": n, "headline": headline(r.verdict)} for n, r in sorted(rounds.items())]
+        past = [
+            {"n": n, "headline": headline(r.verdict), "frame": self._frame(n)}
+            for n, r in sorted(rounds.items())
+        ]
         last = rounds[max(rounds)] if rounds else None
         return {
             "phase": str(status.phase),
@@ -187,8 +249,11 @@ class ChompWebTable:
             "rounds": past,
             "messages": self.messages,
             "simulated": self.press is not None,
-            "deals_cards": self.press is not None,  # the demo's deck turns the cards over
+            # the demo's deck turns the cards over (with its camera, a card it could not
+            # read is asked here as at a real table)
+            "deals_cards": self.press is not None and self.session.camera is None,
             "creatures": CREATURES,
+            "camera": self._camera_state(status.round, status.waiting_for_cards),
         }
 
     def _verdict(self, last: AuditedRound) -> dict[str, Any]:
@@ -203,6 +268,7 @@ class ChompWebTable:
             "winner": verdict.winner,
             "presses": [press_feedback(p, presses) for p in presses],
             "svg": self.picture(last.n),
+            "frame": self._frame(last.n),
         }
 
     # ---------------------------------------------------------------- from the pages --
@@ -225,7 +291,7 @@ class ChompWebTable:
         if kind == "start":
             self._start()
         elif kind == "cards":
-            self.daemon.put(Cards(self._cards(action.get("cards"))))
+            self.daemon.put(self._round_cards(action.get("cards")))
         elif kind == "slap":
             self._slap(action.get("player"))
         elif kind == "new_game":
@@ -259,8 +325,24 @@ class ChompWebTable:
             raise InputError("type", f"a round is already under way ({phase})")
         self.daemon.put(StartRound())
 
-    def _cards(self, given: object) -> dict[str, tuple[Card, ...]]:
-        """The round's cards from the page: every seat in play, as many as it shows."""
+    def _round_cards(self, given: object) -> Cards:
+        """The round's Cards from the page; when the camera read some seats, the page
+        sends only the others, and the round goes in saying which were typed."""
+        help_ = self.session.card_help
+        if help_ is None:
+            return Cards(self._cards(given))
+        with self.daemon.lock:
+            n = self.daemon.referee.round.number if self.daemon.referee.round else 0
+        filled = help_.prefilled(n)
+        cards = self._cards(given, filled)
+        asked = [p for p in cards if p not in filled or cards[p] != filled[p]]
+        return help_.complete(n, cards, asked)
+
+    def _cards(
+        self, given: object, filled: Mapping[str, tuple[Card, ...]] | None = None
+    ) -> dict[str, tuple[Card, ...]]:
+        """The round's cards from the page: every seat in play, as many as it shows (a
+        seat the camera read may be left out: its cards are kept)."""
         if not isinstance(given, Mapping):
             raise InputError("cards", "the cards are an object: seat -> list of creatures")
         with self.daemon.lock:
@@ -271,6 +353,9 @@ class ChompWebTable:
             raise InputError("cards", "no round is waiting for its cards")
         cards: dict[str, tuple[Card, ...]] = {}
         for player, need in sizes.items():
+            if filled and player in filled and player not in given:
+                cards[player] = filled[player]
+                continue
             hand = given.get(player)
             where = f"cards.{player}"
             if not isinstance(hand, list) or len(hand) != need:

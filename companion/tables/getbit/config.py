@@ -20,6 +20,7 @@ from companion.devices.wiring import (
     parse_pin_factory,
 )
 from companion.errors import ConfigError, InputError
+from companion.tables.camera import CameraConfig, camera_from
 from companion.tables.settings import SETTINGS_KEYS, TableSettings, settings_from
 from companion.tables.voice import VoiceConfig, palette_from, voice_from
 
@@ -42,6 +43,7 @@ class GetBitConfig:
     settings: TableSettings = TableSettings()  # [web] and [history]
     voice: VoiceConfig = VoiceConfig()  # [voice]: spoken calls, off by default
     palette: str = "standard"  # [leds] palette: the RGB LEDs' colours
+    camera: CameraConfig | None = None  # [camera]: the cards read from above the table
     source: str = ""
     warnings: tuple[str, ...] = ()  # e.g. an LED on a pin another table wires as a button
 
@@ -53,7 +55,10 @@ class GetBitConfig:
 def table_config_from_dict(value: object) -> GetBitConfig:
     """A [getbit] table from its parsed TOML; errors name the key (``getbit.robots[1]``)."""
     top = data.obj(
-        value, data.ROOT, required=("getbit",), optional=(*SETTINGS_KEYS, "voice", "leds")
+        value,
+        data.ROOT,
+        required=("getbit",),
+        optional=(*SETTINGS_KEYS, "voice", "leds", "camera"),
     )
     raw = data.obj(top["getbit"], "getbit", optional=("pin_factory", "robots", "buzzer", "lock_in"))
     claims = PinClaims()
@@ -82,12 +87,17 @@ def table_config_from_dict(value: object) -> GetBitConfig:
         if missing:
             raise data.fail("getbit.lock_in", f"no button for {', '.join(missing)}")
     factory = parse_pin_factory(raw.get("pin_factory", "auto"), "getbit.pin_factory")
+    camera: CameraConfig | None = None
+    camera_warnings: list[str] = []
+    if "camera" in top:
+        camera, camera_warnings = camera_from(top, [r.name for r in robots] or None)
     return GetBitConfig(
         tuple(robots),
         buzzer,
         lock_in,
         factory,
-        warnings=tuple(claims.warnings),
+        camera=camera,
+        warnings=(*claims.warnings, *camera_warnings),
         settings=settings_from(top),
         voice=voice_from(top),
         palette=palette_from(top),
@@ -102,5 +112,7 @@ def load_table_config(path: str | Path) -> GetBitConfig:
         config = table_config_from_dict(raw)
     except InputError as exc:
         raise ConfigError(exc.where, exc.message, source) from None
-    settings = config.settings.relative_to(Path(path).resolve().parent)
-    return replace(config, source=source, settings=settings)
+    folder = Path(path).resolve().parent
+    settings = config.settings.relative_to(folder)
+    camera = None if config.camera is None else config.camera.relative_to(folder)
+    return replace(config, source=source, settings=settings, camera=camera)

@@ -49,6 +49,15 @@ class _LineMode:
     def __init__(self, table: GetBitTable, stream: TextIO, out: TextIO) -> None:
         self.table = table
         self.tags = table.tags
+        # With tags or a camera, the lines and what they produce share one queue.
+        self.events: queue.SimpleQueue[Any] | None = None
+        if self.tags is not None:
+            self.events = self.tags.events
+        if table.camera is not None:
+            if self.events is None:
+                self.events = table.camera.events
+            else:
+                table.camera.events = self.events
         self.stream = stream
         self.out = out
         self.secret_typed: dict[str, int] = {}
@@ -71,10 +80,11 @@ class _LineMode:
 
     def take(self, wait: bool) -> TableEvent | None:
         """The next line or tag event; without ``wait``, only one already there."""
-        if self.tags is None:
+        if self.events is None:
             return TagLine(self.stream.readline() or None) if wait else None
         try:
-            return self.tags.events.get(timeout=0.5) if wait else self.tags.events.get_nowait()
+            event: TableEvent = self.events.get(timeout=0.5) if wait else self.events.get_nowait()
+            return event
         except queue.Empty:
             return None
 
@@ -91,9 +101,9 @@ class _LineMode:
         return played
 
     def run(self) -> None:
-        table, tags = self.table, self.tags
-        if tags is not None:
-            args = (self.stream, tags.events)
+        table = self.table
+        if self.events is not None:
+            args = (self.stream, self.events)
             threading.Thread(target=_pump, args=args, name="stdin", daemon=True).start()
         self.say(table.title())
         self.flush_messages()
@@ -120,10 +130,13 @@ class _LineMode:
                 self.secret_typed = {}
                 self.prompt_due = not self.ended
         elif event.text is None:
-            if self.tags is None or state.over:
+            if self.events is None or state.over:
                 return False
             self.ended = True
-            self.say("end of input: the cards keep coming from the tags until the game is over")
+            source = "tags" if self.tags is not None else "camera"
+            self.say(
+                f"end of input: the cards keep coming from the {source} until the game is over"
+            )
         else:
             self.prompt_due = True
             return self.line(event.text)

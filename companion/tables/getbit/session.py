@@ -13,6 +13,8 @@ from contextlib import ExitStack, closing
 from pathlib import Path
 
 from companion.games.getbit import Setup
+from companion.tables.camera import set_frames_aside
+from companion.tables.getbit.camera import GetBitCamera
 from companion.tables.getbit.config import GetBitConfig
 from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame
@@ -65,6 +67,10 @@ def open_getbit_table(
         sources = stack.enter_context(closing(_Readers()))
         for i, spec in enumerate(reader_specs):
             sources.readers.append(open_reader(spec, sys.stdin, index=i))
+        camera = None  # opened before the save: one that cannot be is one line, no new game
+        if config is not None and config.camera is not None:
+            camera = GetBitCamera(config.camera, save).start()
+            stack.callback(camera.close)
         saved, messages = SavedGame.open(save, setup, resume, new)
         stack.callback(saved.release)
         if config is not None and hardware is None:
@@ -76,7 +82,11 @@ def open_getbit_table(
             seats, colours = tag_options(saved.setup) if tag_options else (None, {})
             tags = sources.tags = TableTags(tagfile, sources.readers, saved, seats, colours)
             messages += tags.describe(saved.setup)
-        table = GetBitTable(saved, secret, hardware, tags)  # arms the first round
+        if camera is not None:
+            if not resume:
+                set_frames_aside(saved.path)  # a new game: round 1 is not an old game's
+            messages += camera.describe()
+        table = GetBitTable(saved, secret, hardware, tags, camera)  # arms the first round
         table.messages = messages
         if tags is not None:
             tags.start()

@@ -18,6 +18,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 from companion import text as gate
 from companion.games.getbit import PlayError, RoundResult
 from companion.games.getbit.text import round_lines
+from companion.tables.getbit.camera import CameraCards, CameraEvent, GetBitCamera
 from companion.tables.getbit.entry import Entry, entry_order, refusal_text
 from companion.tables.getbit.hardware import TableHardware
 from companion.tables.getbit.saved import SavedGame
@@ -49,6 +50,7 @@ class GetBitTable:
     secret: bool = False
     hardware: TableHardware | None = None
     tags: TableTags | None = None
+    camera: GetBitCamera | None = None  # [camera]: the cards read from above the table
     messages: list[str] = field(default_factory=list)
     announced: list[str] = field(default_factory=list)
     entry: Entry = field(init=False)
@@ -62,6 +64,8 @@ class GetBitTable:
             self.announced = round_lines(last, self.session.state)
         if self.tags is not None:
             self.tags.arm(self.session.state)
+        if self.camera is not None:
+            self.camera.arm(self.session.state)
 
     def close(self) -> None:
         """Release the readers, the lights and the pins the table was opened with."""
@@ -97,12 +101,15 @@ class GetBitTable:
         if self.tags is not None:
             self.tags.disarm()  # this round's reads are done with
             self.tags.arm(state)  # and the next round's are awaited
+        if self.camera is not None:
+            self.camera.disarm()
+            self.camera.arm(state)
         if self.hardware is not None:
             self.hardware.show_round(result, state)
         return result
 
     @guarded
-    def tag_event(self, event: TableEvent) -> RoundResult | None:
+    def tag_event(self, event: TableEvent | CameraEvent) -> RoundResult | None:
         """Apply what the tags produced: a prompt goes to the messages; a round's complete
         cards are played exactly as typed cards are (G7 refusals, save, announcements and
         LEDs alike). Cards of a round already played (typed meanwhile) are dropped."""
@@ -110,6 +117,8 @@ class GetBitTable:
         if isinstance(event, TagPrompt):
             self.notify(event.text)
             return None
+        if isinstance(event, CameraCards):
+            return self._camera_cards(event)
         if not isinstance(event, TagCards) or tags is None or not tags.is_current(event):
             return None
         if self.session.state.over:
@@ -122,9 +131,29 @@ class GetBitTable:
             self.notify(f"scan the cards for {' '.join(entry_order(self.session.state))} again")
         return result
 
-    def pending_tags(self) -> list[TableEvent]:
-        """The events the tags produced since the last call (never waits)."""
-        return [] if self.tags is None else self.tags.pending()
+    def _camera_cards(self, event: CameraCards) -> RoundResult | None:
+        """A round the camera read whole: played as typed cards are, unless that round was
+        played (typed) meanwhile; refused (G7), it is read again from a clear table."""
+        state = self.session.state
+        if self.camera is None or state.over or event.round != state.rounds + 1:
+            return None
+        if self.hardware is not None:
+            self.hardware.start_round()
+        result = self.play(event.cards)
+        if result is None:
+            self.camera.disarm()
+            self.camera.arm(self.session.state)
+            self.notify(
+                "the camera's cards were refused: type them, or take them back and show again"
+            )
+        return result
+
+    def pending_tags(self) -> list[TableEvent | CameraEvent]:
+        """The events the tags and the camera produced since the last call (never waits)."""
+        tags: list[TableEvent | CameraEvent] = (
+            [] if self.tags is None else list(self.tags.pending())
+        )
+        return tags + ([] if self.camera is None else list(self.camera.pending()))
 
     @guarded
     def undo(self) -> None:
@@ -139,6 +168,9 @@ class GetBitTable:
         self.notify(f"round {n} undone")
         if self.tags is not None:
             self.tags.arm(state)
+        if self.camera is not None:
+            self.camera.disarm()
+            self.camera.arm(state)
         if self.hardware is not None:
             self.hardware.reset(state)
 

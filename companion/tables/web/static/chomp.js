@@ -25,6 +25,7 @@ LIVE.chomp = {
     $("chomp-rounds").addEventListener("change", (e) => showPast(e.target.value));
     $("chomp-slap").addEventListener("click", slapMine);
     $("chomp-leave").addEventListener("click", () => LIVE.chomp.claim(null));
+    $("chomp-camera-look").addEventListener("click", lookThroughCamera);
   },
   // This phone is `seat` (null: no seat): the one path to a seat, remembered on the phone.
   claim(seat) {
@@ -55,9 +56,15 @@ const creature = (name) => name.replace("_", " ");
 const shownOf = (s, seat) => (s.shown[seat] || []).map(creature).join(" + ");
 
 // The seats in order, each as many times as the cards it shows: one tap fills one place.
+// A seat the camera read is not asked again: its cards are kept (cameraRead).
+const cameraRead = (state) => (state.camera && state.camera.read) || {};
 function places(state) {
   const out = [];
-  for (const p of state.players) for (let i = 0; i < (state.hand_sizes[p.name] || 0); i++) out.push(p.name);
+  const read = cameraRead(state);
+  for (const p of state.players) {
+    if (read[p.name]) continue;
+    for (let i = 0; i < (state.hand_sizes[p.name] || 0); i++) out.push(p.name);
+  }
   return out;
 }
 
@@ -96,7 +103,7 @@ function drawChomp() {
   }
   $("chomp-status").textContent = s.over
     ? (s.winner ? `Game over: ${s.winner} wins.` : "Game over: a draw.")
-    : `${s.round_label} · ${s.phase}${s.waiting_for_cards ? " · waiting for the cards" : ""} · pot ${s.pot} · ${s.mode.replace("_", " ")}`;
+    : `${s.round_label} · ${s.phase}${s.waiting_for_cards ? (s.camera && s.camera.reading ? " · the camera is reading the cards" : " · waiting for the cards") : ""} · pot ${s.pot} · ${s.mode.replace("_", " ")}`;
   $("chomp-status").classList.toggle("over", s.over);
   $("chomp-start").disabled = s.over || s.phase !== "ready";
   $("chomp-new").hidden = !ui.canChange;
@@ -110,6 +117,7 @@ function drawChomp() {
   for (const r of s.rounds) list.append(el("option", { value: r.n }, `Round ${r.n}: ${r.headline}`));
   list.value = keep;
   $("chomp-messages").textContent = s.messages.join("\n");
+  drawCamera(s);
   chomp.phase = s.phase;
 }
 
@@ -170,12 +178,24 @@ function drawVerdict(s) {
   const pic = el("div", { class: "picture", id: "chomp-picture" });
   pic.innerHTML = s.verdict.svg; // drawn by the Pi (referee/picture.py); names are escaped there
   v.append(pic);
+  if (s.verdict.frame) v.append(evidence(s.verdict.n, s.verdict.frame));
+}
+
+// The camera's frame that gave a round's cards, the markers outlined: a dispute is settled
+// by looking. Everyone at the table saw the cards, so every page may show it.
+function evidence(n, file) {
+  const fig = el("figure", { class: "evidence", id: `chomp-frame-${n}` });
+  fig.append(el("img", { class: "picture", src: `/api/tables/chomp/files/${file}`,
+    alt: `Round ${n}: the camera's picture of the cards, each sticker outlined` }));
+  fig.append(el("figcaption", {}, `Round ${n} as the camera saw it`));
+  return fig;
 }
 
 function drawEntry() {
   const s = chomp.state;
   const box = $("chomp-entry");
-  box.hidden = !(s.waiting_for_cards && !s.deals_cards);
+  const reading = Boolean(s.camera && s.camera.reading); // the camera first, then people
+  box.hidden = !(s.waiting_for_cards && !s.deals_cards && !reading);
   if (box.hidden) { chomp.picks = []; return; }
   const seats = places(s);
   chomp.picks = chomp.picks.slice(0, seats.length);
@@ -195,6 +215,9 @@ function drawEntry() {
   for (const b of row.querySelectorAll("button")) b.disabled = !next;
   const picked = $("chomp-picked");
   picked.replaceChildren();
+  for (const [seat, cards] of Object.entries(cameraRead(s))) {
+    picked.append(el("li", { class: "camera" }, `${seat}: ${cards.map(creature).join(" + ")} (read by the camera)`));
+  }
   seats.forEach((seat, i) => picked.append(el("li", { class: i === chomp.picks.length ? "next" : "" }, `${seat}: ${chomp.picks[i] ? creature(chomp.picks[i]) : "…"}`)));
   $("chomp-confirm").disabled = Boolean(next);
   $("chomp-undo").disabled = !chomp.picks.length;
@@ -210,4 +233,38 @@ function showPast(n) {
   const img = $("chomp-past");
   img.hidden = !n;
   if (n) img.src = `/api/tables/chomp/files/round-${n}.svg`;
+  const past = (chomp.state && chomp.state.rounds || []).find((r) => String(r.n) === String(n));
+  const box = $("chomp-past-frame");
+  box.replaceChildren();
+  if (past && past.frame) box.append(evidence(past.n, past.frame));
+}
+
+// The camera's setup view, for whoever may change the table: between rounds, what the
+// camera sees with the seats' zones drawn (fetched when asked, never streamed).
+function drawCamera(s) {
+  const box = $("chomp-camera");
+  const on = Boolean(s.camera && s.camera.on && ui.canChange);
+  box.hidden = !on;
+  if (!on) return;
+  const between = s.phase === "ready" || s.over;
+  $("chomp-camera-look").disabled = !between || Boolean(s.camera.failed);
+  $("chomp-camera-note").textContent = s.camera.failed
+    ? s.camera.failed
+    : between ? "" : "The camera's picture is shown between rounds.";
+}
+
+async function lookThroughCamera() {
+  const img = $("chomp-camera-view");
+  const note = $("chomp-camera-note");
+  const answer = await fetch(`/api/tables/chomp/files/preview.jpg?at=${Date.now()}`);
+  if (!answer.ok) {
+    const line = (await answer.text().catch(() => "")).trim();
+    note.textContent = line || `the camera's picture could not be had (${answer.status})`;
+    img.hidden = true;
+    return;
+  }
+  if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
+  img.src = URL.createObjectURL(await answer.blob());
+  img.hidden = false;
+  note.textContent = "";
 }
