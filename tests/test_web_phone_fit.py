@@ -84,9 +84,32 @@ def open_at(browser: Any, url: str, code: str | None, size: str) -> Any:  # noqa
     return phone(browser, url, code, viewport, scale=1, timeout_ms=20_000)  # type: ignore[arg-type]
 
 
+# A tab's name cut across two lines ("CHOM" / "P!"): each word of a tab measured alone.
+BROKEN_TAB_NAMES_JS = """() => {
+  const broken = [];
+  for (const a of document.querySelectorAll('nav a')) {
+    if (!a.offsetParent) continue;
+    const walker = document.createTreeWalker(a, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
 def problems_of(page: Any, where: str) -> list[str]:
-    """What does not fit, is too small to tap, or axe-core calls critical or serious."""
+    """What does not fit, is too small to tap, a tab's name broken mid-word, or what
+    axe-core calls critical or serious."""
     found = []
+    for word in page.evaluate(BROKEN_TAB_NAMES_JS):
+        found.append(f"{where}: the tab name {word!r} is broken across lines")
     wide = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
     if wide[0] > wide[1]:
         found.append(f"{where}: scrolls sideways ({wide[0]} px wide in {wide[1]})")
