@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion import data
-from companion import text as gate
 from companion.camera.model import Frame, FrameSource, Seen, Sighting, Zone
 from companion.camera.zones import (
     CardBook,
@@ -28,8 +27,8 @@ from companion.camera.zones import (
 )
 from companion.errors import ConfigError, InputError
 from companion.files import write_atomic
-from companion.tables.chomp.config import TYPABLE_NAME
 from companion.tables.setup.console import Console
+from companion.tables.setup.wizard import seat_names
 
 SETUP_AGREE = 2  # frames in which every seat's card must be seen
 SETUP_SECONDS = 10.0  # of frames read before a card still not seen is one line
@@ -139,21 +138,6 @@ def _config_seats(raw: dict[str, object]) -> list[str]:
         return []
     names = [p.get("name") for p in players if isinstance(p, dict)]
     return [n for n in names if isinstance(n, str)]
-
-
-def seat_names(words: Sequence[str], where: str = "seat names") -> list[str]:
-    """Seat names through the text gate and the referee's rule (typable, distinct)."""
-    seats: list[str] = []
-    for i, word in enumerate(words):
-        name = gate.name(word, f"seat {i + 1}")
-        if not TYPABLE_NAME.fullmatch(name):
-            raise InputError(f"seat {i + 1}", f"{name!r}: letters, digits, '-' or '_' only")
-        if gate.name_key(name) in {gate.name_key(s) for s in seats}:
-            raise InputError(f"seat {i + 1}", f"{name!r} is named twice")
-        seats.append(name)
-    if not seats:
-        raise InputError(where, "name at least one seat")
-    return seats
 
 
 def ask_seats(console: Console, offered: Sequence[str]) -> list[str]:

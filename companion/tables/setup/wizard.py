@@ -272,7 +272,7 @@ class Wizard:
             device.close()
 
 
-def _seats(words: Sequence[str], low: int, high: int) -> list[str]:
+def seat_names(words: Sequence[str], where: str = "seat names") -> list[str]:
     """Seat names through the text gate and the referee's rule (typable, distinct)."""
     seats: list[str] = []
     for i, word in enumerate(words):
@@ -282,6 +282,14 @@ def _seats(words: Sequence[str], low: int, high: int) -> list[str]:
         if gate.name_key(name) in {gate.name_key(s) for s in seats}:
             raise InputError(f"seat {i + 1}", f"{name!r} is named twice")
         seats.append(name)
+    if not seats:
+        raise InputError(where, "name at least one seat")
+    return seats
+
+
+def _seats(words: Sequence[str], low: int, high: int) -> list[str]:
+    """The wiring's seats: named as :func:`seat_names` says, as many as a table has."""
+    seats = seat_names(words)
     if not low <= len(seats) <= high:
         raise InputError(
             "seat names", f"a CHOMP! table has {low} to {high} seats, not {len(seats)}"
