@@ -4,6 +4,7 @@ HardwareError, and the simulated table's frames carrying the markers it says."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -267,3 +268,31 @@ def test_a_video_of_frames_too_small_for_a_table_is_one_line(tmp_path: Path) -> 
 def test_the_simulated_table_seats_2_to_6_and_says_so_in_one_line(seats: list[str]) -> None:
     with pytest.raises(InputError, match="seats 2 to 6"):
         sim_zones(seats)
+
+
+def test_without_opencv_every_camera_command_says_how_to_get_it(tmp_path: Path) -> None:
+    """The camera's commands on a base install (no scan extra): one line saying how to get
+    OpenCV and exit 2, never a traceback (``demo --camera sim`` was one). Each runs in a
+    fresh interpreter where ``import cv2`` fails, as on a Pi without the extra."""
+    deck = tmp_path / "deck.json"
+    for argv in (
+        ["demo", "--camera", "sim"],
+        ["bench", "camera", "--rounds", "1", "--latency-trials", "0"],
+        ["camera", "learn", "--camera", "sim", "--deck", str(deck), "--game", "chomp"],
+    ):
+        probe = (
+            "import sys; sys.modules['cv2'] = None; from companion.cli import main; "
+            f"sys.exit(main({argv!r}))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 2, (argv, done.stderr)
+        assert done.stderr.startswith("companion: "), (argv, done.stderr)
+        assert "pip install -e '.[scan]'" in done.stderr, (argv, done.stderr)
+        assert done.stderr.count("\n") == 1, (argv, done.stderr)

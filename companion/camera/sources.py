@@ -45,6 +45,9 @@ MIN_FRAME_SIDE = 200
 def sim_zones(seats: Sequence[str]) -> list[Zone]:
     """Where the simulated table (``sim``) lays each seat's cards: its zones, for a table
     that tells it the cards (the demo). 2 to 6 seats, any order."""
+    from companion.camera.detect import require_opencv
+
+    require_opencv()  # the simulated table draws with OpenCV: without it, one line
     from companion.camera.simulated import sim_zones as zones
 
     return zones(seats)
