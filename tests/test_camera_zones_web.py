@@ -113,6 +113,8 @@ def test_overlapping_zones_are_one_line_naming_the_seats_and_the_file_is_unchang
     line = answer.text.strip()
     assert "\n" not in line and "ann's and bob's zones overlap" in line
     assert path.read_bytes() == before
+    stranger = save(client, dict(MOVED, dan=[[0.0, 0.0], [0.01, 0.0], [0.01, 0.01]]))
+    assert stranger.status_code == 400 and "'dan' is not a seat at this table" in stranger.text
     flat = dict(MOVED, cat=[[0.7, 0.5], [0.9, 0.5], [0.8, 0.5]])
     answer = save(client, flat)
     assert answer.status_code == 400 and "zones.cat" in answer.text

@@ -327,11 +327,12 @@ class ChompWebTable:
             phase = self.daemon.referee.phase
         if phase not in (Phase.READY, Phase.OVER):
             raise InputError("zones", "the zones are changed between rounds, not during one")
-        zones = zones_from_config(given, "zones")  # through the text gate; Zones' checks
         seats = self.seats()
-        for zone in zones:
-            if zone.seat not in seats:
-                raise InputError(f"zones.{zone.seat}", f"no seat {zone.seat!r} at this table")
+        if isinstance(given, Mapping):  # the seats first: no geometry for a flood of names
+            for key in given:
+                if key not in seats:
+                    raise InputError("zones", f"{str(key)[:40]!r} is not a seat at this table")
+        zones = zones_from_config(given, "zones")  # through the text gate; Zones' checks
         saved = save_zones(self.config_file, zones)
         camera.set_zones(saved)
         line = f"camera zones saved for {', '.join(z.seat for z in saved) or 'no seat'}"
