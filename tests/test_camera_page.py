@@ -158,6 +158,24 @@ def test_the_code_holder_drags_a_zones_corner_and_saves_it_into_the_config(
         assert [p[0] for p in saved["cat"]] == [0.67, 0.97, 0.97, 0.67]
         assert saved["bob"] == ((0.35, 0.30), (0.65, 0.30), (0.65, 0.98), (0.35, 0.98))
         page.screenshot(path=str(shots / "camera-zones-saved-360.png"), full_page=True)
+        # A finger too: bob's zone dragged by its middle (touch, not scrolling the page).
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+        page.locator("#chomp-zone-frame").scroll_into_view_if_needed()
+        frame = page.locator("#chomp-zones").bounding_box()
+        assert frame is not None
+        x, y = frame["x"] + 0.5 * frame["width"], frame["y"] + 0.6 * frame["height"]
+        scrolled = page.evaluate("scrollY")
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}
+        )
+        for step in range(1, 5):
+            point = {"x": x + step * 0.005 * frame["width"], "y": y - step * 0.02 * frame["height"]}
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        assert page.evaluate("scrollY") == scrolled
+        where = page.inner_text("#chomp-zone-where")
+        assert where.startswith("bob: 37%-67% across, 22%-90% down"), where
     finally:
         while OPEN:
             OPEN.pop().close()
