@@ -92,3 +92,92 @@ def test_the_code_holder_sees_the_camera_with_the_zones_between_rounds(
             OPEN.pop().close()
         served.close()
         session.close()
+
+
+def test_the_code_holder_drags_a_zones_corner_and_saves_it_into_the_config(
+    browser: Any,  # noqa: F811
+    shots: Path,  # noqa: F811
+    table_config: ChompConfig,
+    tmp_path: Path,
+    wait_for: WaitFor,
+) -> None:
+    """Issue 26's web drag at 360 x 740: the corner square is a 48 px target, dragging it
+    with the mouse widens the zone, Save zones writes [camera.zones] (comments kept) and the
+    config loads back with it; the buttons move a zone without a pointer."""
+    from test_camera_zones_web import config_file
+
+    from companion.tables.chomp.config import load_config
+
+    shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
+    folder = write_frames(tmp_path / "frames", still(seats(shown), count=300))
+    opened: list[ChompSession] = []
+    session, _ = open_table(camera_table(table_config, folder), opened, wait_for)
+    table = ChompWebTable(session)
+    table.config_file = config_file(tmp_path, folder)
+    served = Served([table], [session.daemon.run])
+    try:
+        page = phone(browser, served.url, served.site.code, {"width": 360, "height": 740})
+        page.click("#chomp-camera summary")
+        page.click("#chomp-camera-look")
+        page.wait_for_function(
+            "document.querySelector('#chomp-camera-view')?.naturalWidth === 640", timeout=20_000
+        )
+        page.wait_for_selector('#chomp-zones polygon[data-seat="ann"]')
+        labels = page.eval_on_selector_all("#chomp-zones text", "ts => ts.map(t => t.textContent)")
+        assert labels == ["bob", "cat", "ann (picked)"]  # named in the zone, not by colour
+        page.locator("#chomp-zone-frame").scroll_into_view_if_needed()  # the mouse is on screen
+        grip = page.locator('#chomp-zones rect.grip[data-seat="ann"]').bounding_box()
+        assert grip is not None and grip["width"] >= 48 and grip["height"] >= 48
+        frame = page.locator("#chomp-zones").bounding_box()
+        assert frame is not None
+        # ann's zone (x 0.02-0.32, y 0.30-0.98): its corner dragged 0.3 -> 0.25 across, up
+        x, y = grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        for step in range(1, 6):
+            page.mouse.move(x - step * 0.01 * frame["width"], y - step * 0.04 * frame["height"])
+        page.mouse.up()
+        where = page.inner_text("#chomp-zone-where")
+        assert where.startswith("ann: 2%-27% across, 30%-78% down") and "not saved" in where
+        page.select_option("#chomp-zone-seat", "cat")
+        page.click('#chomp-zone-edit [data-zone="left"]')  # cat 1% left, still clear of bob
+        page.screenshot(path=str(shots / "camera-zones-dragged-360.png"), full_page=True)
+        assert problems_of(page, "chomp camera zones at 360") == []
+        page.click("#chomp-zones-save")
+        page.wait_for_function(
+            "document.querySelector('#chomp-zone-where').textContent.startsWith('Zones saved')"
+        )
+        assert "# the camera above the table" in table.config_file.read_text(encoding="utf-8")
+        config = load_config(table.config_file)
+        assert config.camera is not None
+        saved = {z.seat: z.polygon for z in config.camera.zones}
+        ann_x = [p[0] for p in saved["ann"]]
+        ann_y = [p[1] for p in saved["ann"]]
+        assert min(ann_x) == 0.02 and 0.26 <= max(ann_x) <= 0.28
+        assert min(ann_y) == 0.30 and 0.77 <= max(ann_y) <= 0.79
+        assert [p[0] for p in saved["cat"]] == [0.67, 0.97, 0.97, 0.67]
+        assert saved["bob"] == ((0.35, 0.30), (0.65, 0.30), (0.65, 0.98), (0.35, 0.98))
+        page.screenshot(path=str(shots / "camera-zones-saved-360.png"), full_page=True)
+        # A finger too: bob's zone dragged by its middle (touch, not scrolling the page).
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+        page.locator("#chomp-zone-frame").scroll_into_view_if_needed()
+        frame = page.locator("#chomp-zones").bounding_box()
+        assert frame is not None
+        x, y = frame["x"] + 0.5 * frame["width"], frame["y"] + 0.6 * frame["height"]
+        scrolled = page.evaluate("scrollY")
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}
+        )
+        for step in range(1, 5):
+            point = {"x": x + step * 0.005 * frame["width"], "y": y - step * 0.02 * frame["height"]}
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        assert page.evaluate("scrollY") == scrolled
+        where = page.inner_text("#chomp-zone-where")
+        assert where.startswith("bob: 37%-67% across, 22%-90% down"), where
+    finally:
+        while OPEN:
+            OPEN.pop().close()
+        served.close()
+        session.close()

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
     from companion.camera.reader import Ask, ReadUpdate, RevealReader
+    from companion.camera.zones import Zones
 
 log = logging.getLogger(__name__)
 
@@ -518,7 +519,14 @@ class WhenClear:
     asked_ns: int
 
 
-Request = Armed | WhenClear | None  # None: disarm
+@dataclass(frozen=True)
+class NewZones:
+    """The seats' zones changed (set up between rounds): read with them from the next round."""
+
+    zones: Zones
+
+
+Request = Armed | WhenClear | NewZones | None  # None: disarm
 
 
 class CameraReading:
@@ -561,6 +569,7 @@ class CameraReading:
         self._armed: Armed | None = None
         self._waiting: WhenClear | None = None
         self._given = False  # this round's cards went out (or its deadline passed)
+        self._next_zones: Zones | None = None  # new zones, taken at the next round's start
         self._fed_ns = -1  # the stamp of the last frame looked at
         self.worker = CameraWorker(
             spec, self._seen, self._ended, markers, opener=opener, on_log=on_log, keep_s=keep_s
@@ -595,6 +604,10 @@ class CameraReading:
 
     def disarm(self) -> None:
         self._ask(None)
+
+    def set_zones(self, zones: Zones) -> None:
+        """New zones (checked): a round being read keeps its own; the next one uses these."""
+        self._ask(NewZones(zones))
 
     def _ask(self, request: Request) -> None:
         with self._wake:
@@ -656,9 +669,14 @@ class CameraReading:
         return max(0.0, min(0.25, (armed.deadline_ns - self.clock()) / 1e9))
 
     def _apply(self, request: Request) -> None:
-        if request is None:
+        if isinstance(request, NewZones):
+            self._next_zones = request.zones
+            if self._armed is None or self._given:
+                self._take_zones()
+        elif request is None:
             self._armed, self._waiting = None, None
             self.reader.disarm()
+            self._take_zones()
             self.worker.quiet()
         elif isinstance(request, WhenClear):
             if self._armed is None or self._armed.n != request.n:
@@ -669,7 +687,12 @@ class CameraReading:
             self._arm(request)
             self.worker.listen(request.reveal_ns)
 
+    def _take_zones(self) -> None:
+        if self._next_zones is not None:
+            self.reader.zones, self._next_zones = self._next_zones, None
+
     def _arm(self, armed: Armed) -> None:
+        self._take_zones()
         self._armed, self._waiting, self._given = armed, None, False
         self.reader.arm(armed.n, armed.expect, armed.reveal_ns, armed.deadline_ns)
         self._fed_ns = min(self._fed_ns, armed.reveal_ns - 1)  # the backlog since the reveal

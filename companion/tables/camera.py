@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -266,6 +266,17 @@ class TableCamera:
         self.reading.evidence(None, reply, zones)
         done.wait(timeout_s)
         return got[0] if got else None
+
+    def set_zones(self, zones: Sequence[Zone]) -> None:
+        """New zones (set up on the page between rounds): checked, drawn on the preview at
+        once, and read with from the next round on (a round being read keeps its own)."""
+        from companion.camera.zones import Zones
+
+        checked = Zones(list(zones), "camera.zones")
+        self.config = replace(self.config, zones=tuple(zones))
+        self.zones = checked
+        if self.reading is not None:
+            self.reading.set_zones(checked)
 
     def show(self, placed: Mapping[str, Sequence[int]] | None) -> None:
         """The simulated camera: the markers now face up at each seat (None: none)."""

@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.games.chomp import Mode, TwoPlayerEnd
@@ -58,6 +59,7 @@ def _serve_web(
     bots: Sequence[str] = (),
     new_code: bool = False,
     history_db: str | None = None,
+    config_file: Path | None = None,
 ) -> Callable[[], None] | None:
     """``--web``: the CHOMP! page served beside the table; returns what to stop, or None.
     The join code is kept beside the referee's journal (the demo's journal is new at each
@@ -71,6 +73,7 @@ def _serve_web(
     press = table.press if table is not None else None
     page = ChompWebTable(session, press, tuple(bots))
     page.history_db = history_db
+    page.config_file = config_file  # the camera's zones dragged on the page are saved here
     code_file = table_code_file(None if table is not None else session.config.journal, "demo")
     return serve_page(page, web, session.messages.append, code_file, new_code)
 
@@ -106,7 +109,7 @@ def run_referee(options: RefereeOptions) -> int:
         session.daemon.pause_gc = True  # no garbage collection inside a round
         table.callback(stop_on_failure(session.daemon))
         db = config.settings.database(options.db)
-        _play_referee(session, web, options.new_code, db, rehearsal)
+        _play_referee(session, web, options.new_code, db, rehearsal, Path(options.config))
         if session.daemon.failure is not None:
             raise session.daemon.failure  # one line, exit 2: the journal is whole
         print(f"journal: {config.journal}", file=sys.stderr)
@@ -150,15 +153,19 @@ def _play_referee(
     new_code: bool = False,
     db: str | None = None,
     rehearsal: bool = False,
+    config_file: Path | None = None,
 ) -> None:
     """The referee's screen (and page) over an open session, until the table stops.
-    ``rehearsal``: mock pins at a terminal, where keys press the seats' buttons."""
+    ``rehearsal``: mock pins at a terminal, where keys press the seats' buttons;
+    ``config_file``: the table's config, where the page saves the camera's zones."""
     from companion.tables.chomp.screen import TableView, serve, status_light
 
     config = session.config
     stop_web = None
     try:
-        stop_web = _serve_web(web, session, new_code=new_code, history_db=db)
+        stop_web = _serve_web(
+            web, session, new_code=new_code, history_db=db, config_file=config_file
+        )
         lines = [f"pins: {session.factory.detail}"]
         lines += [
             f"press source {s.name}: {s.timing}, ±{s.uncertainty_us} us" for s in session.sources

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from companion import text as gate
@@ -43,6 +44,8 @@ class ChompWebTable:
 
     name = "chomp"
     history_db: str | None = None  # the database it records into: the History tab reads it
+    config_file: Path | None = None  # the table's config: where the page's zones are saved
+    table_only = ("zones",)  # the hub takes these only from a page holding no seat
 
     def __init__(
         self,
@@ -200,13 +203,15 @@ class ChompWebTable:
         (the phones ask only the others), and the line it ended with if it failed."""
         camera = self.session.camera
         if camera is None:
-            return {"on": False, "reading": False, "read": {}, "failed": None}
+            return {"on": False, "reading": False, "read": {}, "failed": None, "zones": {}}
         read = camera.prefilled(status_round) if waiting else {}
         return {
             "on": True,
             "reading": waiting and camera.reading_round(status_round),
             "read": {s: list(c) for s, c in read.items()},
             "failed": camera.failed,
+            "zones": {z.seat: [list(p) for p in z.polygon] for z in camera.config.zones},
+            "saves": self.config_file is not None,  # the page may save dragged zones
         }
 
     def state(self) -> dict[str, Any]:
@@ -296,10 +301,42 @@ class ChompWebTable:
             self._slap(action.get("player"))
         elif kind == "new_game":
             self._new_game()
+        elif kind == "zones":
+            self._save_zones(action.get("zones"))
         else:
             raise InputError(
-                "type", f"{kind!r}: a CHOMP! table takes start, cards, slap or new_game"
+                "type", f"{kind!r}: a CHOMP! table takes start, cards, slap, new_game or zones"
             )
+
+    def _save_zones(self, given: object) -> None:
+        """The zones dragged on the code holder's page (fractions of the frame), between
+        rounds: checked as the config's are, written into the table's config file as the
+        terminal's setup writes them (comments kept, atomic, read back), then read with
+        from the next round. Anything wrong is one line and the file is left as it was."""
+        from companion.camera.zones import zones_from_config
+        from companion.tables.setup.camera import save_zones
+
+        camera = self.session.camera
+        if camera is None:
+            raise InputError("zones", "this table has no camera")
+        if self.config_file is None:
+            raise InputError(
+                "zones", "this table was opened without a config file: nowhere to save zones"
+            )
+        with self.daemon.lock:
+            phase = self.daemon.referee.phase
+        if phase not in (Phase.READY, Phase.OVER):
+            raise InputError("zones", "the zones are changed between rounds, not during one")
+        seats = self.seats()
+        if isinstance(given, Mapping):  # the seats first: no geometry for a flood of names
+            for key in given:
+                if key not in seats:
+                    raise InputError("zones", f"{str(key)[:40]!r} is not a seat at this table")
+        zones = zones_from_config(given, "zones")  # through the text gate; Zones' checks
+        saved = save_zones(self.config_file, zones)
+        camera.set_zones(saved)
+        line = f"camera zones saved for {', '.join(z.seat for z in saved) or 'no seat'}"
+        self.messages = (self.messages + [f"{line}: read from the next round"])[-KEEP_MESSAGES:]
 
     def _new_game(self) -> None:
         """New game (the page asked first): between rounds, the same seats; the journal so

@@ -119,6 +119,25 @@ def with_zones(text: str, zones: Sequence[Zone]) -> str:
     return result
 
 
+def write_zones(path: Path, updated: str) -> list[Zone]:
+    """Write ``updated`` (the config :func:`with_zones` made) atomically and read its
+    zones back: the terminal's setup and the web page's drag both save through here."""
+    write_atomic(path, updated, safe=f"{path} is unchanged")
+    try:
+        return zones_from_config(data.read_toml(path)["camera"]["zones"])
+    except (InputError, KeyError) as exc:
+        raise ConfigError("camera.zones", f"written but not read back: {exc}", str(path)) from None
+
+
+def save_zones(path: Path, zones: Sequence[Zone]) -> list[Zone]:
+    """``[camera.zones]`` of the config at ``path`` set to ``zones`` (every other line
+    kept, comments too), written atomically and read back."""
+    _check_config(path)
+    data.read_toml(path)  # a file that is no TOML (or no UTF-8) is one line, left as it is
+    text = data.read_bytes(path, what="config file").decode("utf-8")
+    return write_zones(path, with_zones(text, zones))
+
+
 def zone_lines(zones: Sequence[Zone]) -> list[str]:
     """The zones as a person reads them: each seat's box in percent of the picture."""
     lines = []
@@ -195,11 +214,7 @@ def camera_setup(
     elif not console.yes(f"write these zones into {path}?", True):
         console.say(f"{path} left as it was")
         return 1
-    write_atomic(path, updated, safe=f"{path} is unchanged")
-    try:
-        read_back = zones_from_config(data.read_toml(path)["camera"]["zones"])
-    except (InputError, KeyError) as exc:
-        raise ConfigError("camera.zones", f"written but not read back: {exc}", str(path)) from None
+    read_back = write_zones(path, updated)
     console.say(f"{path}: [camera.zones] written for {len(read_back)} seats and read back")
     return 0
 

@@ -12,6 +12,8 @@ Seats: a table that has seats (``seats()``, the names a page may claim) and acti
 speak for one (``seat_of(action)``) gets them guarded here, for every table alike: a page
 claims a seat with its page token (given by the server in a cookie), and an action for a
 seat is taken only from the page that claimed it (:class:`SeatRefused`, a 403, otherwise).
+An action a table names in ``table_only`` (setting the table up: the camera's zones) is
+taken only from a page that holds none of its seats: a player's phone is not the table's.
 """
 
 from __future__ import annotations
@@ -163,6 +165,12 @@ class Hub:
         return self.publish(name)
 
     def _check_seat(self, entry: _Entry, action: Action, page: str | None) -> None:
+        if action.get("type") in getattr(entry.table, "table_only", ()):
+            held = [s for s, p in entry.claims.items() if page is not None and p == page]
+            if held:
+                raise SeatRefused(
+                    held[0], f"{held[0]}'s page cannot set up the table: use a page with no seat"
+                )
         seat_of = getattr(entry.table, "seat_of", None)
         seat = None if seat_of is None else seat_of(action)
         if seat is None:

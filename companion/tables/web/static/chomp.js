@@ -26,6 +26,7 @@ LIVE.chomp = {
     $("chomp-slap").addEventListener("click", slapMine);
     $("chomp-leave").addEventListener("click", () => LIVE.chomp.claim(null));
     $("chomp-camera-look").addEventListener("click", lookThroughCamera);
+    initZones();
   },
   // This phone is `seat` (null: no seat): the one path to a seat, remembered on the phone.
   claim(seat) {
@@ -241,9 +242,10 @@ function showPast(n) {
 
 // The camera's setup view, for whoever may change the table: between rounds, what the
 // camera sees with the seats' zones drawn (fetched when asked, never streamed).
+// A seat's phone does not set the table up: only a page holding no seat sees it.
 function drawCamera(s) {
   const box = $("chomp-camera");
-  const on = Boolean(s.camera && s.camera.on && ui.canChange);
+  const on = Boolean(s.camera && s.camera.on && ui.canChange && !mySeat());
   box.hidden = !on;
   if (!on) return;
   const between = s.phase === "ready" || s.over;
@@ -251,6 +253,7 @@ function drawCamera(s) {
   $("chomp-camera-note").textContent = s.camera.failed
     ? s.camera.failed
     : between ? "" : "The camera's picture is shown between rounds.";
+  drawZoneEditor(s, between);
 }
 
 async function lookThroughCamera() {
@@ -267,4 +270,173 @@ async function lookThroughCamera() {
   img.src = URL.createObjectURL(await answer.blob());
   img.hidden = false;
   note.textContent = "";
+}
+
+// The seats' zones, dragged over the camera's picture (pointer events: a finger or a
+// mouse) or moved with the buttons, then saved as one table action between rounds. The
+// server checks them (apart, not flat) and writes the table's config; the page only
+// draws. Zones are fractions of the frame (0..1): the picture's size does not matter.
+const ZONE_STEP = 0.01; // a button's step: 1% of the frame
+const ZONE_LEAST = 0.03; // the smallest side a zone is shrunk to by hand
+const GRIP_PX = 56; // the corner square's target, in screen pixels (>= 48)
+const zones = { said: "", saved: {}, now: {}, dirty: false, seat: null, drag: null, between: false, units: [1000, 750] };
+
+const copyZones = (z) => Object.fromEntries(Object.entries(z).map(([k, v]) => [k, v.map((p) => [p[0], p[1]])]));
+const boxOf = (poly) => {
+  const xs = poly.map((p) => p[0]);
+  const ys = poly.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+};
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+const pct = (v) => `${Math.round(v * 100)}%`;
+
+function initZones() {
+  const svg = $("chomp-zones");
+  svg.addEventListener("pointerdown", zonePointerDown);
+  svg.addEventListener("pointermove", zonePointerMove);
+  svg.addEventListener("pointerup", zonePointerUp);
+  svg.addEventListener("pointercancel", zonePointerUp);
+  $("chomp-zone-seat").addEventListener("change", (e) => { zones.seat = e.target.value; drawZones(); });
+  for (const button of document.querySelectorAll("#chomp-zone-edit [data-zone]")) {
+    button.addEventListener("click", () => nudgeZone(button.dataset.zone));
+  }
+  $("chomp-zones-save").addEventListener("click", saveZones);
+  $("chomp-zones-undo").addEventListener("click", () => {
+    zones.now = copyZones(zones.saved);
+    zones.dirty = false;
+    zones.said = "";
+    drawZones();
+  });
+  // The drawing follows the picture's shape once a picture came (the camera's own size).
+  $("chomp-camera-view").addEventListener("load", (e) => {
+    const img = e.target;
+    if (img.naturalWidth && img.naturalHeight) {
+      zones.units = [1000, Math.round((1000 * img.naturalHeight) / img.naturalWidth)];
+      $("chomp-zone-frame").style.aspectRatio = `${img.naturalWidth} / ${img.naturalHeight}`;
+      drawZones();
+    }
+  });
+}
+
+function drawZoneEditor(s, between) {
+  const given = s.camera.zones || {};
+  zones.saved = copyZones(given);
+  if (!zones.dirty) zones.now = copyZones(given);
+  zones.between = between;
+  const seats = Object.keys(zones.now);
+  if (!seats.includes(zones.seat)) zones.seat = seats[0] || null;
+  $("chomp-zone-edit").hidden = !s.camera.saves || !seats.length;
+  const pick = $("chomp-zone-seat");
+  if ([...pick.options].map((o) => o.value).join() !== seats.join()) {
+    pick.replaceChildren(...seats.map((seat) => el("option", { value: seat }, `${seat}'s zone`)));
+  }
+  drawZones();
+}
+
+function drawZones() {
+  const svg = $("chomp-zones");
+  const [w, h] = zones.units;
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.replaceChildren();
+  const across = svg.getBoundingClientRect().width || 330;
+  const grip = (GRIP_PX * w) / across; // GRIP_PX on the screen, in the drawing's units
+  const font = (15 * w) / across;
+  const seats = Object.keys(zones.now);
+  // The picked zone last, so its corner square is on top where two zones meet.
+  for (const seat of [...seats.filter((x) => x !== zones.seat), ...seats.filter((x) => x === zones.seat)]) {
+    const poly = zones.now[seat];
+    const picked = seat === zones.seat;
+    const points = poly.map(([x, y]) => `${(x * w).toFixed(1)},${(y * h).toFixed(1)}`).join(" ");
+    svg.append(el("svg:polygon", { points, class: picked ? "zone picked" : "zone", "data-seat": seat, "data-part": "move" }));
+    const [x0, y0, x1, y1] = boxOf(poly);
+    const side = Math.min(grip, (x1 - x0) * w, (y1 - y0) * h);
+    const gx = x1 * w - side;
+    const gy = y1 * h - side;
+    const mark = side * 0.45;
+    svg.append(el("svg:rect", { x: gx + side - mark, y: gy + side - mark, width: mark, height: mark, class: "handle" }));
+    svg.append(el("svg:rect", { x: gx, y: gy, width: side, height: side, class: "grip", "data-seat": seat, "data-part": "resize" }));
+    // The name at the zone's top-left, clear of the card that lies in its middle.
+    svg.append(el("svg:text", { x: x0 * w + font * 0.4, y: y0 * h + font * 1.1, "font-size": font.toFixed(1) },
+      picked ? `${seat} (picked)` : seat));
+  }
+  $("chomp-zone-seat").value = zones.seat || "";
+  const poly = zones.seat ? zones.now[zones.seat] : null;
+  let where = "";
+  if (poly) {
+    const [x0, y0, x1, y1] = boxOf(poly);
+    where = `${zones.seat}: ${pct(x0)}-${pct(x1)} across, ${pct(y0)}-${pct(y1)} down`;
+  }
+  if (zones.dirty) where += where ? " · not saved yet" : "not saved yet";
+  $("chomp-zone-where").textContent = zones.said || where; // the last save's answer, until a change
+  $("chomp-zones-save").disabled = !zones.between || !zones.dirty;
+  $("chomp-zones-undo").disabled = !zones.dirty;
+}
+
+// Move (dx, dy) or stretch the bottom-right corner by (dx, dy) from the zone as it was
+// (its shape kept, scaled from its top-left corner), always inside the frame.
+function changed(poly, part, dx, dy) {
+  const [x0, y0, x1, y1] = boxOf(poly);
+  if (part === "move") {
+    const mx = clamp(dx, -x0, 1 - x1);
+    const my = clamp(dy, -y0, 1 - y1);
+    return poly.map(([x, y]) => [x + mx, y + my]);
+  }
+  const sx = (clamp(x1 + dx, x0 + ZONE_LEAST, 1) - x0) / (x1 - x0);
+  const sy = (clamp(y1 + dy, y0 + ZONE_LEAST, 1) - y0) / (y1 - y0);
+  return poly.map(([x, y]) => [x0 + (x - x0) * sx, y0 + (y - y0) * sy]);
+}
+
+function fractionAt(event) {
+  const box = $("chomp-zones").getBoundingClientRect();
+  return [(event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height];
+}
+
+function zonePointerDown(event) {
+  const seat = event.target.dataset && event.target.dataset.seat;
+  if (!seat || !zones.now[seat]) return;
+  event.preventDefault();
+  $("chomp-zones").setPointerCapture(event.pointerId);
+  zones.seat = seat;
+  zones.drag = { id: event.pointerId, seat, part: event.target.dataset.part, from: fractionAt(event), poly: zones.now[seat] };
+  drawZones();
+}
+
+function zonePointerMove(event) {
+  const drag = zones.drag;
+  if (!drag || drag.id !== event.pointerId) return;
+  const [x, y] = fractionAt(event);
+  zones.now[drag.seat] = changed(drag.poly, drag.part, x - drag.from[0], y - drag.from[1]);
+  zones.dirty = true;
+  zones.said = "";
+  drawZones();
+}
+
+function zonePointerUp(event) {
+  if (zones.drag && zones.drag.id === event.pointerId) zones.drag = null;
+}
+
+function nudgeZone(how) {
+  const seat = zones.seat;
+  if (!seat || !zones.now[seat]) return;
+  const s = ZONE_STEP;
+  const moves = { left: ["move", -s, 0], right: ["move", s, 0], up: ["move", 0, -s], down: ["move", 0, s], wider: ["resize", s, 0], narrower: ["resize", -s, 0], taller: ["resize", 0, s], shorter: ["resize", 0, -s] };
+  const [part, dx, dy] = moves[how];
+  zones.now[seat] = changed(zones.now[seat], part, dx, dy);
+  zones.dirty = true;
+  zones.said = "";
+  drawZones();
+}
+
+async function saveZones() {
+  const round4 = (v) => Math.round(v * 10000) / 10000; // 1/10000 of the frame, as the setup keeps
+  const sent = Object.fromEntries(Object.entries(zones.now).map(([seat, poly]) => [seat, poly.map(([x, y]) => [round4(x), round4(y)])]));
+  const snap = await act("chomp", { type: "zones", zones: sent });
+  if (snap) {
+    zones.dirty = false;
+    zones.now = copyZones(sent);
+    zones.said = "Zones saved in the table's config: the camera reads with them from the next round.";
+  } else {
+    zones.said = `Not saved: ${$("error").textContent || "the table refused them"}`;
+  }
+  drawZones();
 }
