@@ -24,6 +24,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
+from conftest import examples  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -185,7 +186,7 @@ def test_i23_the_hull_is_the_holes_and_deep_notches() -> None:
 
 
 @given(st.sets(st.tuples(st.integers(-4, 4), st.integers(-4, 4)), max_size=30))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_i23_hull_cells_are_enclosed_along_their_row_and_column(land: set[Cell]) -> None:
     inside = hull(land)
     assert not inside & land
@@ -202,7 +203,7 @@ def test_i23_hull_cells_are_enclosed_along_their_row_and_column(land: set[Cell])
 @pytest.mark.slow
 @given(seed=st.integers(0, 10_000), turn=st.sampled_from([0.0, 90.0]))
 @settings(
-    max_examples=4,
+    max_examples=examples(4),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
