@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -12,6 +13,7 @@ from typing import NamedTuple, Protocol
 
 import pytest
 from gpiozero import Device
+from hypothesis import settings
 
 from companion.cli import main
 from companion.devices.pins import OpenedFactory, open_factory
@@ -22,6 +24,23 @@ from companion.tables.chomp.session import ChompSession, open_chomp_session
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ("ann", "bob", "cat")
+
+# Under qemu's arm64 emulation (.ci/arm64 sets COMPANION_EMULATED=1) Python runs 15 to 35
+# times slower: each property is tried on a fifth of its examples there (at least two), a
+# test without its own count on 20 instead of Hypothesis's 100, and no example is timed
+# (Hypothesis's deadline measures the emulator). The native run keeps every count; the
+# arm64 run is there for what differs on a Pi (its wheels, its draws), not for more draws.
+EMULATED = os.environ.get("COMPANION_EMULATED") == "1"
+EMULATED_SHARE = 5
+settings.register_profile("emulated", max_examples=20, deadline=None)
+if EMULATED:
+    settings.load_profile("emulated")
+
+
+def examples(count: int) -> int:
+    """A property's ``max_examples``: ``count`` natively, a fifth (at least 2) emulated."""
+    return min(count, max(2, count // EMULATED_SHARE)) if EMULATED else count
+
 
 WaitFor = Callable[..., bool]
 Opener = Callable[..., ChompSession]

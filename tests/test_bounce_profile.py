@@ -10,6 +10,7 @@ import random
 import tomllib
 from pathlib import Path
 
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -142,7 +143,7 @@ def test_timing_added_to_a_config_without_a_referee_table() -> None:
     assert config.lockout_ms == advice.lockout_ms and config.settle_ms == advice.settle_ms
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     count=st.integers(1, 30),
     extra=st.integers(0, 8),

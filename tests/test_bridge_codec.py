@@ -14,6 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,7 +126,7 @@ def test_frame_error_is_the_bridges_own_error_and_a_value_error() -> None:
 # -- the deframer never raises ------------------------------------------------------------
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.binary(max_size=2000))
 def test_any_bytes_never_raise(data: bytes) -> None:
     d = codec.Deframer()

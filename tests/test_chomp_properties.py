@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,7 +74,7 @@ def round_cases(draw: st.DrawFn) -> RoundCase:
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(case=round_cases(), data=st.data())
 def test_verdict_ignores_slap_order_and_later_presses(case: RoundCase, data: st.DataObject) -> None:
     expected = case.verdict()
@@ -88,7 +89,7 @@ def test_verdict_ignores_slap_order_and_later_presses(case: RoundCase, data: st.
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(case=round_cases())
 def test_verdict_structure_invariants(case: RoundCase) -> None:
     v = case.verdict()
@@ -126,7 +127,7 @@ def test_verdict_structure_invariants(case: RoundCase) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(case=round_cases())
 def test_verdict_to_dict_has_the_formats_keys_and_reads_back_through_json(
     case: RoundCase,
@@ -260,7 +261,7 @@ def play_out(
 
 
 @pytest.mark.slow
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     config=st.sampled_from(CONFIGS),
@@ -293,7 +294,7 @@ def test_random_games_mostly_end_within_the_round_bound() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     config=st.sampled_from(CONFIGS),

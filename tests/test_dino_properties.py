@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,7 +82,7 @@ def shape(land: Land) -> tuple[object, ...]:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lands())
 def test_every_dino_section_is_in_exactly_one_herd(land: Land) -> None:
     result = score(land)
@@ -110,7 +111,7 @@ def test_every_dino_section_is_in_exactly_one_herd(land: Land) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lands())
 def test_points_are_living_herds_plus_eggs_plus_goals(land: Land) -> None:
     result = score(land)
@@ -127,7 +128,7 @@ def test_points_are_living_herds_plus_eggs_plus_goals(land: Land) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lands(), st.randoms(use_true_random=False))
 def test_mountains_only_ever_remove_adjacency(land: Land, rng: random.Random) -> None:
     where = land.cell_index()
@@ -149,7 +150,7 @@ def test_mountains_only_ever_remove_adjacency(land: Land, rng: random.Random) ->
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lands())
 def test_feeding_reasons_agree_with_what_each_herd_touches(land: Land) -> None:
     result = score(land)
@@ -178,7 +179,7 @@ def test_feeding_reasons_agree_with_what_each_herd_touches(land: Land) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lands(), st.randoms(use_true_random=False))
 def test_the_order_sections_are_listed_in_does_not_matter(land: Land, rng: random.Random) -> None:
     shuffled = list(land.sections)
@@ -188,7 +189,7 @@ def test_the_order_sections_are_listed_in_does_not_matter(land: Land, rng: rando
     assert score(again).total == score(land).total
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lands())
 def test_the_text_grid_round_trips(land: Land) -> None:
     again = parse_grid(render_grid(land))
@@ -198,7 +199,7 @@ def test_the_text_grid_round_trips(land: Land) -> None:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lands())
 def test_the_land_json_round_trips(land: Land) -> None:
     doc = json.loads(json.dumps(land_to_dict(land)))
@@ -219,7 +220,7 @@ def placement_logs(draw: st.DrawFn) -> list[Placement]:
     ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(placement_logs())
 def test_replayed_lands_keep_d6s_promises(log: list[Placement]) -> None:
     """Lay down every placement the rules allow (skipping refused ones) and check the land:

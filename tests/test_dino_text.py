@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -287,7 +288,7 @@ def printable_lands(draw: st.DrawFn) -> Land:
     return moved(land, draw(st.integers(-3, 3)), draw(st.integers(-3, 3)))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(land=printable_lands(), labels=st.booleans())
 def test_any_printed_land_parses_back_to_the_same_land_and_names(land: Land, labels: bool) -> None:
     # Print any valid land (as dino score prints it, with labels, or bare) -> parse -> the
@@ -381,7 +382,7 @@ def test_a_tall_labelled_grid_keeps_its_columns() -> None:
 PRINTED = render_grid(parse_grid((EXAMPLES / "dino-worked-example.txt").read_text("utf-8")), True)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     cuts=st.lists(
         st.tuples(

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import cast
 
 import pytest
-from conftest import ROOT, RunCli
+from conftest import ROOT, RunCli, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -274,7 +274,7 @@ def test_the_unit_runs_doctor_before_the_referee_and_a_failure_does_not_stop_it(
     assert unit.index("ExecStartPre=") < unit.index("ExecStart=/")
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.text(max_size=200))
 def test_fuzz_whatever_the_system_says_each_check_is_one_printable_line(said: str) -> None:
     """The governor file, vcgencmd, timedatectl and the sound cards' list are read, never

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, RunCli
+from conftest import ROOT, RunCli, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -179,7 +179,7 @@ def test_an_impossible_name_to_write_is_one_write_error(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(content=st.binary(max_size=2000), old=st.none() | st.binary(max_size=200))
 def test_property_write_atomic_leaves_exactly_the_new_bytes(
     tmp_path_factory: pytest.TempPathFactory, content: bytes, old: bytes | None

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -169,7 +170,7 @@ def can_act(state: FoodChainState) -> bool:
     return False
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]))
 def test_f11_rounds_of_passes_never_end_the_game_while_a_predator_stands(
     seed: int, players: int

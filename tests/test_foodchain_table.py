@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -100,7 +101,7 @@ def announce(
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4))
 @example(seed=880, players=3)  # a card switched back into a hand later starts a chain
 @example(seed=707243, players=3)  # the last card, a bonus, turned up and then drawn

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +38,7 @@ NIGHTLY = os.environ.get("COMPANION_FUZZ") == "nightly"
 
 settings.register_profile(
     "fuzz",
-    max_examples=int(os.environ.get("COMPANION_FUZZ_EXAMPLES", 3000 if NIGHTLY else 30)),
+    max_examples=int(os.environ.get("COMPANION_FUZZ_EXAMPLES", 3000 if NIGHTLY else examples(30))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     derandomize=not NIGHTLY,  # the fast run is the same every time; nights explore

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,7 +63,7 @@ def play_out(setup: Setup, seed: int) -> tuple[list[GetBit], list[RoundResult]]:
     return states, results
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(setups(), st.integers(0, 2**32))
 def test_hand_plus_played_cards_is_always_the_full_hand(setup: Setup, seed: int) -> None:
     states, _ = play_out(setup, seed)
@@ -72,7 +73,7 @@ def test_hand_plus_played_cards_is_always_the_full_hand(setup: Setup, seed: int)
             assert list(state.hands[robot]) == sorted(state.hands[robot])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(setups(), st.integers(0, 2**32))
 def test_exactly_one_bite_per_round_after_the_first_until_the_end(setup: Setup, seed: int) -> None:
     states, results = play_out(setup, seed)
@@ -93,7 +94,7 @@ def test_exactly_one_bite_per_round_after_the_first_until_the_end(setup: Setup, 
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(setups(), st.integers(0, 2**32))
 def test_the_line_holds_every_robot_still_in_play_exactly_once(setup: Setup, seed: int) -> None:
     states, _ = play_out(setup, seed)
@@ -104,7 +105,7 @@ def test_the_line_holds_every_robot_still_in_play_exactly_once(setup: Setup, see
         assert all(state.halves[r] == 0 for r in state.out)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(setups(), st.integers(0, 2**32))
 def test_every_game_ends_as_g5_says(setup: Setup, seed: int) -> None:
     states, results = play_out(setup, seed)
@@ -121,7 +122,7 @@ def test_every_game_ends_as_g5_says(setup: Setup, seed: int) -> None:
         assert end.winner == setup.robots[front]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(setups(), st.integers(0, 2**32))
 def test_state_and_replay_round_trip_through_json(setup: Setup, seed: int) -> None:
     states, results = play_out(setup, seed)
@@ -134,7 +135,7 @@ def test_state_and_replay_round_trip_through_json(setup: Setup, seed: int) -> No
     assert json.loads(json.dumps(again.to_dict())) == game.to_dict()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(setups(), st.integers(0, 2**32), st.data())
 def test_an_illegal_card_changes_nothing(setup: Setup, seed: int, data: st.DataObject) -> None:
     states, _ = play_out(setup, seed)
@@ -154,7 +155,7 @@ def test_an_illegal_card_changes_nothing(setup: Setup, seed: int, data: st.DataO
     assert state.to_dict() == before
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(setups(), st.integers(0, 2**32))
 def test_memory_display_never_shows_a_card_number(setup: Setup, seed: int) -> None:
     states, results = play_out(replace(setup, memory=True), seed)

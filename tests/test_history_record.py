@@ -7,6 +7,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -103,7 +104,7 @@ def test_record_later_writes_off_the_callers_thread_and_reports_failures(tmp_pat
     assert len(errors) == 1 and "no such journal" in str(errors[0])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=60))
 def test_spread_agrees_with_statistics_quantiles(values: list[float]) -> None:
     got = spread(values)
@@ -115,7 +116,7 @@ def test_spread_agrees_with_statistics_quantiles(values: list[float]) -> None:
     assert abs(got["median"] - statistics.median(values)) <= tolerance
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 10**6))
 def test_c5_c7_every_round_keeps_one_counted_press_per_player_and_fates_match_the_verdict(
     seed: int,
@@ -144,7 +145,7 @@ def test_the_same_games_written_twice_are_stored_once(tmp_path: Path) -> None:
     assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 5
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(st.integers(0, 10**6))
 def test_quantiles_read_off_the_index_equal_those_of_the_list(seed: int) -> None:
     """stats picks p10/median/p90 by position in SQLite's index; the same figures as

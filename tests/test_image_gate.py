@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RunCli
+from conftest import RunCli, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -281,7 +281,7 @@ def test_a_whole_file_with_its_pixels_cut_off_is_one_line() -> None:
 # --------------------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=300))
 def test_fuzz_random_bytes_are_read_or_refused_in_one_line(raw: bytes) -> None:
     try:
@@ -293,7 +293,7 @@ def test_fuzz_random_bytes_are_read_or_refused_in_one_line(raw: bytes) -> None:
 MUTABLE = ["baseline JPEG", "progressive JPEG", "PNG", "WebP", "WebP alpha", "TIFF", "BMP", "GIF"]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(MUTABLE),
     st.lists(st.tuples(st.integers(0, 400), st.integers(0, 255)), max_size=6),
@@ -327,7 +327,7 @@ def _real(kind: str) -> bytes:
     return _CACHE[kind]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.sampled_from([png_header, jpeg_header, webp_vp8x, tiff_header, bmp_header, gif_header]),
     st.integers(1, 65535),

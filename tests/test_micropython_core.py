@@ -14,6 +14,7 @@ import struct
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -165,7 +166,7 @@ def play(script: Script, step: tuple[Any, ...]) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # An edge stamped 1 us before a core that booted at ticks 0: it extended to -1, which no
 # frame can carry (struct.error in both interpreters); now stamped at the start.
 @example(start=0, debounce_us=0, history=4, session=[("edge", 0, True, 1), ("wait", 0)])

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -187,7 +188,7 @@ def test_old_journals_still_read_and_resume(tmp_path: Path, how: str) -> None:
         assert session.referee.phase is companion.Phase.REVEALED
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=12))
 def test_any_text_as_how_is_a_member_or_one_value_error(text: str) -> None:
     try:
@@ -199,7 +200,7 @@ def test_any_text_as_how_is_a_member_or_one_value_error(text: str) -> None:
         assert how == text or text in ("bench", "test")
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.one_of(st.text(max_size=12), st.integers(), st.none(), st.lists(st.text(), max_size=2)))
 def test_any_how_in_a_journal_reads_or_is_one_input_error_naming_the_line(how: object) -> None:
     start = {

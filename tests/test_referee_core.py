@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -227,7 +228,7 @@ def test_press_between_rounds_is_journalled_but_not_counted() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     stamps=st.lists(
         st.tuples(st.sampled_from(PLAYERS), st.integers(-50_000, 800_000)), min_size=1, max_size=8
@@ -407,7 +408,7 @@ def test_c12a_a_round_someone_may_still_win_waits_for_the_timeout() -> None:
     cards=st.lists(st.sampled_from(list(Card)), min_size=3, max_size=3),
     stamps=st.lists(st.integers(-2000, 3000), min_size=0, max_size=3),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_c12a_can_still_be_won_agrees_with_judging_one_more_slap(
     cards: list[Card], stamps: list[int]
 ) -> None:

@@ -24,6 +24,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
+from conftest import examples  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -104,9 +105,18 @@ def assert_card_asked(photo: Photo, card: str) -> None:
     assert len(asked) >= 4
 
 
+# Under qemu (13-22 s each) two of the four run: each card and each turn once (0.0-c06 and
+# 90.0-c07, the same path); the other two are marked emulated_slow.
 @pytest.mark.slow
-@pytest.mark.parametrize("card", ["c06", "c07"])
-@pytest.mark.parametrize("turn", [0.0, 90.0])
+@pytest.mark.parametrize(
+    ("turn", "card"),
+    [
+        (0.0, "c06"),
+        pytest.param(0.0, "c07", marks=pytest.mark.emulated_slow),
+        pytest.param(90.0, "c06", marks=pytest.mark.emulated_slow),
+        (90.0, "c07"),
+    ],
+)
 def test_i23_a_phone_over_an_interior_card_on_gingham_is_asked(card: str, turn: float) -> None:
     """Failed before: the black phone on black and white gingham was taken for the cloth,
     and the card's four cells were neither read nor asked."""
@@ -125,9 +135,18 @@ def test_i23_a_phone_over_an_interior_card_on_a_plain_table_is_asked(turn: float
     assert_card_asked(photo, "c07")
 
 
+# Under qemu (9 s each) two of the four run: each cloth and each turn once (0.0-gingham and
+# 90.0-plain, the same path); the other two are marked emulated_slow.
 @pytest.mark.slow
-@pytest.mark.parametrize("style", [GINGHAM, PLAIN], ids=["gingham", "plain"])
-@pytest.mark.parametrize("turn", [0.0, 90.0])
+@pytest.mark.parametrize(
+    ("turn", "style"),
+    [
+        pytest.param(0.0, GINGHAM, id="0.0-gingham"),
+        pytest.param(0.0, PLAIN, id="0.0-plain", marks=pytest.mark.emulated_slow),
+        pytest.param(90.0, GINGHAM, id="90.0-gingham", marks=pytest.mark.emulated_slow),
+        pytest.param(90.0, PLAIN, id="90.0-plain"),
+    ],
+)
 def test_i23_a_phone_over_a_card_stacked_on_four_is_asked(style: Style, turn: float) -> None:
     """c05 lies over a quarter of four cards: its cells are asked (the cards under it
     are named as candidates), none read as the card under it."""
@@ -185,7 +204,7 @@ def test_i23_the_hull_is_the_holes_and_deep_notches() -> None:
 
 
 @given(st.sets(st.tuples(st.integers(-4, 4), st.integers(-4, 4)), max_size=30))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_i23_hull_cells_are_enclosed_along_their_row_and_column(land: set[Cell]) -> None:
     inside = hull(land)
     assert not inside & land
@@ -202,7 +221,7 @@ def test_i23_hull_cells_are_enclosed_along_their_row_and_column(land: set[Cell])
 @pytest.mark.slow
 @given(seed=st.integers(0, 10_000), turn=st.sampled_from([0.0, 90.0]))
 @settings(
-    max_examples=4,
+    max_examples=examples(4),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],

@@ -13,6 +13,7 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,7 +78,7 @@ def same_land(a: Land, b: Land) -> bool:
     return key(a) == key(b)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 10**6), st.integers(1, 8))
 def test_the_land_from_read_cells_is_the_replayed_land(seed: int, n: int) -> None:
     log = random_log(random.Random(seed), CATALOG, n)

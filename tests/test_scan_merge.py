@@ -11,6 +11,7 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -88,7 +89,7 @@ def test_a_turned_card_covers_the_turned_cells(by: Turn, rotation: int, x: int, 
     assert by.cell((x, y)) == (int(np.floor(centre[0])), int(np.floor(centre[1])))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), turns(), st.data())
 def test_merging_a_reading_with_itself_turned_gives_the_same_land(
     seed: int, by: Turn, data: st.DataObject
@@ -107,7 +108,7 @@ def test_merging_a_reading_with_itself_turned_gives_the_same_land(
     assert merged.views[1].cells == one.cells
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), turns(), st.data())
 def test_a_cell_is_read_when_a_photo_reads_it_and_asked_when_none_does(
     seed: int, by: Turn, data: st.DataObject

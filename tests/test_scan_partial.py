@@ -18,6 +18,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
+from conftest import examples  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -194,7 +195,7 @@ def _in_dictionary(first: Any, second: Any) -> Any:
     ).astype(np.int8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     marker=st.integers(0, 143),
     angle=st.floats(0, 2 * np.pi),

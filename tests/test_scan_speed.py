@@ -16,6 +16,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
+from conftest import examples  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -59,7 +60,11 @@ def _gingham(seed: int) -> Photo:
     return random_photo(seed, SIZE, style=GINGHAM)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize(
+    "seed",
+    # 16 s under qemu: the same setting aside of the cloth runs there on seed 1.
+    [1, pytest.param(2, marks=pytest.mark.emulated_slow)],
+)
 def test_a_gingham_cloth_is_set_aside_and_the_same_markers_found(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,7 +129,7 @@ def _on_cloth(patch: Image, side: int, tone: int) -> tuple[Image, Matrix]:
     return image, quad[None]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     marker_id=st.integers(0, 143),
     side=st.integers(20, 64),
@@ -144,7 +149,7 @@ def test_every_marker_looks_like_one(
     assert grid._marker_like(image, quad).tolist() == [True]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(side=st.integers(20, 64), dark=st.integers(0, 160), tone=st.integers(60, 235))
 def test_a_flat_check_does_not_look_like_a_marker(side: int, dark: int, tone: int) -> None:
     patch = np.full((side, side), dark, np.uint8)
@@ -177,7 +182,7 @@ def _contours_of_note(binary: Image) -> list[bytes]:
     return [c.tobytes() for c in contours if len(c) > grid._SPECK]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     height=st.integers(1, 40),
     width=st.integers(1, 40),
@@ -260,7 +265,7 @@ def _marker_like_plain(gray: Image, quads: Matrix) -> list[bool]:
     return [bool(x) for x in out]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 300))
 def test_marker_like_is_the_plain_test(seed: int, count: int) -> None:
     """On a real busy photo's copy, for outlines anywhere (off the photo too, skewed,
@@ -287,7 +292,7 @@ def _gingham_copy() -> Image:
     return gray_of(_gingham(2).image)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     rows=st.integers(1, 5),
     columns=st.integers(1, 40),
@@ -311,7 +316,7 @@ def test_median_rows_is_numpys_median(
     assert got.tobytes() == want.tobytes()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     land=st.sets(st.tuples(st.integers(-6, 6), st.integers(-6, 6)), max_size=12),
     cell=st.tuples(st.integers(-6, 6), st.integers(-6, 6)),
@@ -333,7 +338,7 @@ def test_ground_far_from_land_is_the_plain_loop(land: set[Cell], cell: Cell) -> 
     assert np.array_equal(ground._far_from_land(cell, cells), plain)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     sizes=st.lists(st.sampled_from([144, 144, 144, 72, 100, 3, 1]), min_size=1, max_size=30),
     seed=st.integers(0, 2**32 - 1),

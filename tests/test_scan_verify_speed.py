@@ -14,6 +14,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 np = pytest.importorskip("numpy")
 
+from conftest import examples  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -55,7 +56,7 @@ def _plain_hull(group: Any) -> Any:
     return out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.booleans(), min_size=RING * RING, max_size=RING * RING))
 def test_a_hull_from_edge_tables_is_the_measured_hull(flags: list[bool]) -> None:
     group = np.array(flags, bool).reshape(RING, RING)

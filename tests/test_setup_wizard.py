@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import RunCli
+from conftest import RunCli, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -359,7 +359,7 @@ def fresh_mock() -> Iterator[OpenedFactory]:
     opened.factory.reset()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(answers=st.lists(st.text(max_size=30), max_size=12))
 def test_fuzz_hostile_answers_never_a_traceback(
     answers: list[str], tmp_path_factory: pytest.TempPathFactory

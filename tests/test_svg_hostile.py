@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -102,7 +103,7 @@ def _round_pictures(seat: str) -> list[ET.Element]:
     return [ET.fromstring(round_svg(r, sources)) for r in audit(renamed)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(name=NAMES)
 def test_the_round_picture_draws_any_name_as_text_only(name: str) -> None:
     plain = _round_pictures("cat")
@@ -152,7 +153,9 @@ def _plots(db: sqlite3.Connection, player: str) -> list[ET.Element]:
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(name=NAMES)
 def test_the_history_plots_draw_any_name_as_text_only(

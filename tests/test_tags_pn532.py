@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Iterator
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,7 +123,7 @@ def test_target_uid_from_inlistpassivetarget() -> None:
 
 
 @given(st.binary(max_size=700), st.lists(st.integers(1, 64), max_size=40))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_random_bytes_never_raise(noise: bytes, cuts: list[int]) -> None:
     parser = FrameParser()
     at = 0
@@ -141,7 +142,7 @@ def test_random_bytes_never_raise(noise: bytes, cuts: list[int]) -> None:
     st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"")),
     st.lists(st.integers(1, 90), max_size=30),
 )
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_good_frames_come_through_noise_and_any_split(
     payloads: list[bytes], noise: bytes, cuts: list[int]
 ) -> None:
@@ -185,7 +186,7 @@ class ScriptedPort:
 
 
 @given(st.binary(max_size=400), st.integers(1, 40))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_any_answer_to_a_poll_gives_a_uid_or_none(answer: bytes, chunk: int) -> None:
     port = ScriptedPort(answer, chunk)
     chip = Pn532(port, clock=lambda: port.now, ack_timeout_s=0.2)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,7 +70,7 @@ def game(engine: Engine, seed: int, players: int) -> tuple[TurnGame[Any], random
 
 
 @pytest.mark.parametrize("engine", ENGINES, ids=lambda e: e.name)
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.integers(0, 5))
 def test_every_random_game_ends_within_its_bound(engine: Engine, seed: int, players: int) -> None:
     state, rng = game(engine, seed, players)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Opener, RunCli, poll
+from conftest import Opener, RunCli, examples, poll
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -372,7 +372,7 @@ def test_a_bad_voice_or_leds_key_is_one_line_naming_it(raw: dict[str, Any], wher
     assert caught.value.where == where and "\n" not in str(caught.value)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),

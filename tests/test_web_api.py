@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -431,7 +432,7 @@ ACTIONS = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(ACTIONS, max_size=25))
 def test_any_taps_leave_a_land_that_scores_or_one_line_saying_why(
     actions: list[dict[str, Any]],

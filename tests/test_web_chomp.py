@@ -7,6 +7,7 @@ pins, and the page's state, the LEDs and the journal's audit must agree.
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,8 +57,14 @@ def table_config(folder: Path) -> ChompConfig:
 
 
 @pytest.fixture()
-def session(tmp_path: Path) -> Iterator[ChompSession]:
-    opened = open_chomp_session(table_config(tmp_path), new=True, pin_factory="mock")
+def session(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[ChompSession]:
+    """A table; a test may set its round timeout in seconds (indirect parametrization),
+    so that waiting for a round to time out is not waiting the default 10 s."""
+    config = table_config(tmp_path)
+    timeout = getattr(request, "param", None)
+    if timeout is not None:
+        config = dataclasses.replace(config, round_timeout_s=timeout)
+    opened = open_chomp_session(config, new=True, pin_factory="mock")
     yield opened
     opened.close()
 
@@ -490,6 +498,7 @@ def test_press_feedback_names_counted_too_late_bad_chomp_and_false_start() -> No
     assert early["text"] == "false start: 50.0 ms before the reveal"
 
 
+@pytest.mark.parametrize("session", [0.5], indirect=True, ids=["timeout_0.5s"])
 def test_a_no_winner_round_has_no_winner_to_show(
     phone: tuple[TestClient, ChompWebTable], session: ChompSession
 ) -> None:
@@ -544,7 +553,7 @@ STATUSES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     status=st.sampled_from(STATUSES),
     t_us=st.integers(-2_000_000, 10_000_000),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,7 +91,7 @@ def test_f13_optional_draw_on_the_page_is_the_terminals_draw_for_that_seed(
     assert shown == json.loads(cli.stdout)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(min_value=0, max_value=10**9))
 def test_f13_optional_draw_rows_say_taken_cards_as_the_terminal_does(seed: int) -> None:
     first = score_sheet(SHEET, None, optional=True, seed=seed)

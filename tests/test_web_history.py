@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -334,7 +335,7 @@ def small_history(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return db.read_bytes()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     damage=st.lists(
         st.tuples(st.integers(min_value=0, max_value=10**6), st.integers(0, 255)),
@@ -373,7 +374,7 @@ def test_fuzz_damaged_history_bytes_never_a_500_never_written(
         assert digest(db) == before
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(word=st.text(max_size=40) | st.sampled_from(["²", "٣", "1e3", " 1", "0x1", "9" * 30]))
 def test_fuzz_game_and_player_from_the_address(history: Path, word: str) -> None:
     """Whatever a page puts in the address: a game, a 4xx with one line, never a 500."""

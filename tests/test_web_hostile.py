@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -395,7 +396,7 @@ def depth_of(value: Any) -> int:
     return 0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(value=JSON_VALUES)
 def test_the_depth_counted_before_parsing_is_the_depth_of_the_value(value: Any) -> None:
     """Strings with brackets and escaped quotes in them do not fool the count."""
@@ -403,7 +404,7 @@ def test_the_depth_counted_before_parsing_is_the_depth_of_the_value(value: Any) 
     assert json_depth(json.dumps(value, ensure_ascii=False)) == depth_of(value)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     steps=st.lists(st.tuples(st.sampled_from(["miss", "hit", "wait"]), st.floats(0, 50))),
 )
@@ -441,7 +442,7 @@ def fuzz_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     table.close()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=JSON_VALUES, table=st.sampled_from(["land", "photo", "getbit"]))
 def test_any_json_action_is_answered_200_or_a_one_line_4xx(
     fuzz_page: TestClient, value: Any, table: str

@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -132,7 +133,7 @@ def test_new_code_is_taken_by_every_command_that_serves_a_page(argv: list[str]) 
 # --------------------------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from([" ", "\t", ""]), min_size=8, max_size=8), st.booleans())
 def test_codes_compare_without_case_or_spaces(spaces: list[str], upper: bool) -> None:
     code = new_code()
@@ -295,7 +296,7 @@ def test_new_game_on_chips_keeps_the_old_save_and_changes_the_game_id(tmp_path: 
 # --------------------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=64) | st.text(max_size=40).map(str.encode))
 def test_fuzz_any_code_file_gives_a_code_and_at_most_one_warning(content: bytes) -> None:
     import tempfile
@@ -311,7 +312,7 @@ def test_fuzz_any_code_file_gives_a_code_and_at_most_one_warning(content: bytes)
         assert kept_code(code_file) == code  # what was read or made is what is kept
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=30))
 def test_fuzz_any_typed_code_comes_back_to_the_app(typed: str) -> None:
     site = build_site()
