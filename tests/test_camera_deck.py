@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -177,7 +178,7 @@ def mutate(value: Any, rng: random.Random, replacement: Any) -> Any:
     return replacement
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(replacement=JSONISH, seed=st.integers(0, 2**16), raw=st.booleans())
 def test_fuzz_the_deck_reader_gives_a_deck_or_one_input_error(
     replacement: Any, seed: int, raw: bool

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -132,7 +133,7 @@ def test_a_sticker_found_on_the_wrong_kind_loses_its_check() -> None:
     assert 6 not in learner.deck.checked
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     frames=st.lists(
         st.lists(st.sampled_from([0, 1, 4, 6, 49, 55, 99]), max_size=2).map(tuple), max_size=40

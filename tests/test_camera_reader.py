@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_camera_zones import SIZE, TinyDeck, square
@@ -368,7 +369,7 @@ def rounds(draw: st.DrawFn) -> tuple[dict[str, int], list[Seen], int]:
     return expect, frames, agree
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(rounds(), st.booleans())
 def test_the_reader_never_gives_a_card_that_did_not_lie_in_the_zone_in_agree_frames(
     case: tuple[dict[str, int], list[Seen], int], expire: bool
@@ -420,7 +421,7 @@ def test_the_reader_never_gives_a_card_that_did_not_lie_in_the_zone_in_agree_fra
     assert all(s in SEATS for s in seats_asked)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(rounds())
 def test_a_seat_shown_two_different_reads_is_never_given_a_card(
     case: tuple[dict[str, int], list[Seen], int],

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -146,7 +147,7 @@ def test_a_file_that_is_no_video_is_one_line(tmp_path: Path) -> None:
         open_camera(str(text))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(max_size=40))
 def test_any_spec_opens_a_source_or_is_one_companion_error(spec: str) -> None:
     try:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,7 +148,7 @@ def test_a_round_is_the_same_picture_every_time_and_another_seed_is_not() -> Non
     assert not np.array_equal(first, other)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 10**9))
 def test_a_random_round_keeps_the_issues_timings_and_places(seed: int) -> None:
     """2-6 seats; one card per seat, resting wholly in its seat's zone; hands arriving

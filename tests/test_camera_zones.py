@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pytest
+from conftest import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -326,7 +327,7 @@ def _strictly_inside(polygon: tuple[Point, ...], p: Point) -> bool:
 points = st.tuples(st.floats(0, 1), st.floats(0, 1))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.lists(points, min_size=3, max_size=6), min_size=2, max_size=3),
     st.lists(points, max_size=30),
@@ -344,7 +345,7 @@ def test_zones_accepted_never_share_a_point(
         assert sum(_strictly_inside(z.polygon, probe) for z in zones) <= 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(zone_sets(), st.lists(points, max_size=30))
 def test_a_point_in_one_zone_is_in_no_other(zones: list[Zone], probes: list[Point]) -> None:
     table = Zones(zones)
@@ -363,7 +364,7 @@ sightings = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(zone_sets(), st.lists(sightings, max_size=12))
 def test_place_puts_every_sighting_in_exactly_one_of_seat_between_outside(
     zones: list[Zone], found: list[Sighting]
@@ -383,7 +384,7 @@ def test_place_puts_every_sighting_in_exactly_one_of_seat_between_outside(
             assert table.seat_at(centre) in (seat, None)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(zone_sets())
 def test_zones_survive_a_round_trip_through_the_config(zones: list[Zone]) -> None:
     text = "\n".join(config_lines(zones)) + "\n"
@@ -392,7 +393,7 @@ def test_zones_survive_a_round_trip_through_the_config(zones: list[Zone]) -> Non
     assert zones_from_config(zones_to_config(zones)) == zones
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.tuples(st.floats(0.05, 0.95), st.floats(0.09, 0.91), st.floats(12, 60)),
@@ -429,7 +430,7 @@ toml_values = st.recursive(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.dictionaries(st.text(max_size=30), toml_values, max_size=4) | toml_values)
 def test_any_config_value_is_zones_or_one_input_error_line(raw: object) -> None:
     """Fuzz: whatever a config holds, the zones' reader answers with zones or one line."""

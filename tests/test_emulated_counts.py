@@ -28,3 +28,20 @@ def test_only_the_arm64_run_switches_to_the_emulated_counts() -> None:
     """.ci/arm64 sets the switch inside the chroot; .ci/run's native suite keeps every count."""
     assert "COMPANION_EMULATED=1" in (ROOT / ".ci" / "arm64").read_text(encoding="utf-8")
     assert "COMPANION_EMULATED" not in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_every_property_count_goes_through_examples() -> None:
+    """A count written as a bare number would run in full under qemu: every
+    ``max_examples=`` in the tests is ``examples(N)`` (the camera's tests, added beside the
+    arm64 work, were not)."""
+    import re
+
+    bare = re.compile(r"max_examples\s*=\s*\d")
+    found = [
+        f"{path.name}:{n}"
+        for path in sorted((ROOT / "tests").glob("*.py"))
+        if path.name != "conftest.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if bare.search(line)
+    ]
+    assert not found, found
