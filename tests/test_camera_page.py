@@ -5,7 +5,9 @@ still fits a small phone and passes axe-core.
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,36 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WaitFor = Any
 
 
+@contextlib.contextmanager
+def served_camera(
+    table_config: ChompConfig,
+    folder: Path,
+    wait_for: WaitFor,
+    deadline_ms: float | None = None,
+    config_file: Path | None = None,
+) -> Iterator[tuple[ChompSession, Served, ChompWebTable]]:
+    """A CHOMP! table reading recorded frames, served to real pages; every page, the server
+    and the table closed after the block."""
+    opened: list[ChompSession] = []
+    config = (
+        camera_table(table_config, folder)
+        if deadline_ms is None
+        else camera_table(table_config, folder, deadline_ms)
+    )
+    session, _ = open_table(config, opened, wait_for)
+    table = ChompWebTable(session)
+    if config_file is not None:
+        table.config_file = config_file
+    served = Served([table], [session.daemon.run])
+    try:
+        yield session, served, table
+    finally:
+        while OPEN:
+            OPEN.pop().close()
+        served.close()
+        session.close()
+
+
 def test_the_page_asks_only_the_covered_seat_and_shows_the_cameras_frame(
     browser: Any,  # noqa: F811
     shots: Path,  # noqa: F811
@@ -35,10 +67,7 @@ def test_the_page_asks_only_the_covered_seat_and_shows_the_cameras_frame(
 ) -> None:
     shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
     folder = write_frames(tmp_path / "frames", still(seats(shown), covered=[(0.83, 0.62)]))
-    opened: list[ChompSession] = []
-    session, _ = open_table(camera_table(table_config, folder, 600), opened, wait_for)
-    served = Served([ChompWebTable(session)], [session.daemon.run])
-    try:
+    with served_camera(table_config, folder, wait_for, 600) as (session, served, _):
         page = phone(browser, served.url, served.site.code, {"width": 360, "height": 740})
         session.daemon.put(RevealStamp(time.monotonic_ns(), "test"))
         page.wait_for_selector("#chomp-picked li.camera", timeout=20_000)
@@ -56,11 +85,6 @@ def test_the_page_asks_only_the_covered_seat_and_shows_the_cameras_frame(
         assert alt is not None and alt.startswith("Round 1: the camera's picture")
         page.screenshot(path=str(shots / "camera-frame-360.png"), full_page=True)
         assert problems_of(page, "chomp with the camera at 360") == []
-    finally:
-        while OPEN:
-            OPEN.pop().close()
-        served.close()
-        session.close()
 
 
 def test_the_code_holder_sees_the_camera_with_the_zones_between_rounds(
@@ -72,10 +96,7 @@ def test_the_code_holder_sees_the_camera_with_the_zones_between_rounds(
 ) -> None:
     shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
     folder = write_frames(tmp_path / "frames", still(seats(shown), count=300))
-    opened: list[ChompSession] = []
-    session, _ = open_table(camera_table(table_config, folder), opened, wait_for)
-    served = Served([ChompWebTable(session)], [session.daemon.run])
-    try:
+    with served_camera(table_config, folder, wait_for) as (_, served, _):
         watcher = phone(browser, served.url, None, {"width": 360, "height": 740})
         watcher.wait_for_selector('.seat[data-seat="ann"]')
         assert watcher.is_hidden("#chomp-camera")  # setting the camera up is the code's
@@ -87,11 +108,6 @@ def test_the_code_holder_sees_the_camera_with_the_zones_between_rounds(
         )
         page.screenshot(path=str(shots / "camera-setup-360.png"), full_page=True)
         assert problems_of(page, "chomp camera setup at 360") == []
-    finally:
-        while OPEN:
-            OPEN.pop().close()
-        served.close()
-        session.close()
 
 
 def test_the_code_holder_drags_a_zones_corner_and_saves_it_into_the_config(
@@ -110,12 +126,8 @@ def test_the_code_holder_drags_a_zones_corner_and_saves_it_into_the_config(
 
     shown = {"ann": marker("plankton"), "bob": marker("seal"), "cat": marker("shark")}
     folder = write_frames(tmp_path / "frames", still(seats(shown), count=300))
-    opened: list[ChompSession] = []
-    session, _ = open_table(camera_table(table_config, folder), opened, wait_for)
-    table = ChompWebTable(session)
-    table.config_file = config_file(tmp_path, folder)
-    served = Served([table], [session.daemon.run])
-    try:
+    saved_in = config_file(tmp_path, folder)
+    with served_camera(table_config, folder, wait_for, config_file=saved_in) as (_, served, table):
         page = phone(browser, served.url, served.site.code, {"width": 360, "height": 740})
         page.click("#chomp-camera summary")
         page.click("#chomp-camera-look")
@@ -147,8 +159,8 @@ def test_the_code_holder_drags_a_zones_corner_and_saves_it_into_the_config(
         page.wait_for_function(
             "document.querySelector('#chomp-zone-where').textContent.startsWith('Zones saved')"
         )
-        assert "# the camera above the table" in table.config_file.read_text(encoding="utf-8")
-        config = load_config(table.config_file)
+        assert "# the camera above the table" in saved_in.read_text(encoding="utf-8")
+        config = load_config(saved_in)
         assert config.camera is not None
         saved = {z.seat: z.polygon for z in config.camera.zones}
         ann_x = [p[0] for p in saved["ann"]]
@@ -176,8 +188,3 @@ def test_the_code_holder_drags_a_zones_corner_and_saves_it_into_the_config(
         assert page.evaluate("scrollY") == scrolled
         where = page.inner_text("#chomp-zone-where")
         assert where.startswith("bob: 37%-67% across, 22%-90% down"), where
-    finally:
-        while OPEN:
-            OPEN.pop().close()
-        served.close()
-        session.close()
