@@ -92,3 +92,30 @@ class FrameSource(Protocol):
     def read(self) -> Frame | None: ...
 
     def close(self) -> None: ...
+
+
+class NumberedFrames:
+    """What every frame source shares: its name, its frame rate and the count of frames it
+    has handed out (a frame's index). Subclasses set ``_name`` and ``_fps``."""
+
+    _name: str
+    _fps: float
+    _index: int = 0
+
+    @property
+    def describe(self) -> str:
+        return self._name
+
+    @property
+    def fps(self) -> float:
+        return self._fps
+
+    def _next_frame(self, t_ns: int, image: Any) -> Frame:
+        """The next frame, numbered; stamped ``t_ns``."""
+        frame = Frame(self._index, t_ns, image)
+        self._index += 1
+        return frame
+
+    def _recorded_t_ns(self) -> int:
+        """A recording's stamp for the next frame: its place in the file at its frame rate."""
+        return round(self._index * 1e9 / self._fps)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 
-from companion.camera.model import Frame, Zone
+from companion.camera.model import Frame, NumberedFrames, Zone
 from companion.camera.synth import FrameTruth, Look, Painter, Round, random_round
 from companion.camera.synth.scene import SEATS, seats_for
 
@@ -32,7 +32,7 @@ def sim_zones(seats: Sequence[str]) -> list[Zone]:
     return [seat.zone() for seat in seats_for(sorted(seats))]
 
 
-class SimulatedTable:
+class SimulatedTable(NumberedFrames):
     """A :class:`~companion.camera.model.FrameSource` drawing the table's rounds live."""
 
     def __init__(
@@ -47,6 +47,7 @@ class SimulatedTable:
     ) -> None:
         seats_for(seats)  # 2 to 6, or ValueError now rather than at the first frame
         self._seed = seed
+        self._name = f"sim {seed}"
         self._size = size
         self._fps = fps
         self._paced = paced
@@ -62,14 +63,6 @@ class SimulatedTable:
         self._start_ns = time.monotonic_ns()
         self._closed = False
         self.truth: FrameTruth | None = None  # what the last frame showed
-
-    @property
-    def describe(self) -> str:
-        return f"sim {self._seed}"
-
-    @property
-    def fps(self) -> float:
-        return self._fps
 
     @property
     def plan(self) -> Round | None:
@@ -118,9 +111,7 @@ class SimulatedTable:
             if wait > 0:
                 time.sleep(wait / 1e9)
         self.truth = truth
-        frame = Frame(self._index, stamp, image)
-        self._index += 1
-        return frame
+        return self._next_frame(stamp, image)
 
     def close(self) -> None:
         self._closed = True

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.camera.model import Frame, FrameSource, Zone
+from companion.camera.model import Frame, FrameSource, NumberedFrames, Zone
 from companion.data import check_path
 from companion.errors import HardwareError, InputError
 from companion.text import clean, shown
@@ -103,7 +103,7 @@ def _index(text: str, prefix: str, where: str) -> int:
     return int(rest)
 
 
-class OpenCvCamera:
+class OpenCvCamera(NumberedFrames):
     """A V4L2 camera (a USB webcam, or the Pi camera through its V4L2 driver) via OpenCV.
     Each frame is stamped when OpenCV hands it over, on the monotonic clock."""
 
@@ -127,14 +127,6 @@ class OpenCvCamera:
         capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # the newest frame, not a queue of old ones
         self._capture: Any = capture
 
-    @property
-    def describe(self) -> str:
-        return self._name
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
     def read(self) -> Frame | None:
         if self._capture is None:
             raise HardwareError(f"{self._name}: the camera is closed")
@@ -142,9 +134,7 @@ class OpenCvCamera:
         stamp = time.monotonic_ns()
         if not ok or image is None:
             raise HardwareError(f"{self._name}: the camera stopped sending frames (unplugged?)")
-        frame = Frame(self._index, stamp, image)
-        self._index += 1
-        return frame
+        return self._next_frame(stamp, image)
 
     def close(self) -> None:
         if self._capture is not None:
@@ -152,7 +142,7 @@ class OpenCvCamera:
             self._capture = None
 
 
-class VideoFile:
+class VideoFile(NumberedFrames):
     """A recorded video, frame by frame; frame ``i`` is at ``i / fps`` from its start (the
     file's own frame rate, else the one given)."""
 
@@ -179,23 +169,13 @@ class VideoFile:
         self._capture: Any = capture
         self._index = 0
 
-    @property
-    def describe(self) -> str:
-        return self._name
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
     def read(self) -> Frame | None:
         if self._capture is None:
             return None
         ok, image = self._capture.read()
         if not ok or image is None:
             return None
-        frame = Frame(self._index, round(self._index * 1e9 / self._fps), image)
-        self._index += 1
-        return frame
+        return self._next_frame(self._recorded_t_ns(), image)
 
     def close(self) -> None:
         if self._capture is not None:
@@ -214,7 +194,7 @@ def frame_size_problem(width: int, height: int) -> str | None:
     return None
 
 
-class FolderSource:
+class FolderSource(NumberedFrames):
     """A folder of frames (PNG or JPEG, in name order), each through the photo gate;
     frame ``i`` is at ``i / fps``."""
 
@@ -234,14 +214,6 @@ class FolderSource:
         self._paths = names
         self._index = 0
 
-    @property
-    def describe(self) -> str:
-        return self._name
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
     def read(self) -> Frame | None:
         from companion.photo_gate import open_photo
 
@@ -253,15 +225,13 @@ class FolderSource:
         problem = frame_size_problem(width, height)
         if problem:
             raise InputError("", problem, str(path))
-        frame = Frame(self._index, round(self._index * 1e9 / self._fps), image)
-        self._index += 1
-        return frame
+        return self._next_frame(self._recorded_t_ns(), image)
 
     def close(self) -> None:
         self._index = len(self._paths)
 
 
-class Picamera2Source:
+class Picamera2Source(NumberedFrames):
     """The Pi camera through picamera2 (libcamera). Each frame carries the sensor's
     timestamp (the start of its exposure, on the kernel's clock), moved onto the
     referee's monotonic clock."""
@@ -289,14 +259,6 @@ class Picamera2Source:
             raise HardwareError(f"{self._name}: the camera did not start ({exc})") from None
         self._camera: Any = camera
 
-    @property
-    def describe(self) -> str:
-        return self._name
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
     def read(self) -> Frame | None:
         if self._camera is None:
             raise HardwareError(f"{self._name}: the camera is closed")
@@ -311,9 +273,7 @@ class Picamera2Source:
             raise HardwareError(
                 f"{self._name}: the camera stopped sending frames ({exc})"
             ) from None
-        frame = Frame(self._index, self._on_monotonic(stamp), image)
-        self._index += 1
-        return frame
+        return self._next_frame(self._on_monotonic(stamp), image)
 
     def _on_monotonic(self, stamp: int) -> int:
         """The sensor's stamp on the monotonic clock; the frame's hand-over time if none."""
